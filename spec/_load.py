@@ -1,0 +1,132 @@
+"""Loading and indexing of the two contract files."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+SPEC_DIR = Path(__file__).resolve().parent
+HTTP_METHODS = ("get", "put", "post", "delete", "patch")
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the OpenAPI document, with the extensions the project relies on."""
+
+    operation_id: str
+    method: str
+    path: str
+    keyed: bool
+    permission: str | None
+    rate_cost: int | None
+    statuses: frozenset[str]
+    assumed: bool = False
+    rate_cost_assumed: bool = False
+    permission_assumed: bool = False
+    tags: tuple[str, ...] = ()
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False, hash=False)
+
+    @property
+    def path_parameters(self) -> tuple[str, ...]:
+        return tuple(
+            p["name"] for p in self.parameters() if p.get("in") == "path"
+        )
+
+    def parameters(self) -> list[dict[str, Any]]:
+        """Parameters of the operation with component references resolved."""
+        return [resolve(p) for p in self.raw.get("parameters", [])]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One business rule of ``rules.yaml``."""
+
+    id: str
+    title: str
+    source: str
+    level: Literal["normative", "assumed"]
+    statement: str
+    operations: tuple[str, ...] = ()
+    note: str | None = None
+
+    @property
+    def normative(self) -> bool:
+        return self.level == "normative"
+
+
+@functools.cache
+def openapi() -> dict[str, Any]:
+    """The parsed OpenAPI document (cached; treat it as read-only)."""
+    with (SPEC_DIR / "openapi.yaml").open(encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def resolve(node: Any) -> Any:
+    """Follow a local ``$ref`` (possibly chained) inside the OpenAPI document."""
+    while isinstance(node, dict) and "$ref" in node:
+        target: Any = openapi()
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
+    return node
+
+
+@functools.cache
+def operations() -> tuple[Operation, ...]:
+    """Every operation of the document, in file order."""
+    doc = openapi()
+    default_security = doc.get("security", [])
+    found: list[Operation] = []
+    for path, item in doc["paths"].items():
+        for method in HTTP_METHODS:
+            op = item.get(method)
+            if op is None:
+                continue
+            found.append(
+                Operation(
+                    operation_id=op["operationId"],
+                    method=method.upper(),
+                    path=path,
+                    keyed=op.get("security", default_security) != [],
+                    permission=op.get("x-permission"),
+                    rate_cost=op.get("x-rate-cost"),
+                    statuses=frozenset(str(code) for code in op["responses"]),
+                    assumed=bool(op.get("x-assumed", False)),
+                    rate_cost_assumed=bool(op.get("x-rate-cost-assumed", False)),
+                    permission_assumed=bool(op.get("x-permission-assumed", False)),
+                    tags=tuple(op.get("tags", ())),
+                    raw={**op, "parameters": item.get("parameters", []) + op.get("parameters", [])},
+                )
+            )
+    return tuple(found)
+
+
+def operation(operation_id: str) -> Operation:
+    """The operation with this ``operationId``; ``KeyError`` if there is none."""
+    for op in operations():
+        if op.operation_id == operation_id:
+            return op
+    raise KeyError(operation_id)
+
+
+@functools.cache
+def rules() -> tuple[Rule, ...]:
+    """Every rule of the catalogue, in file order."""
+    with (SPEC_DIR / "rules.yaml").open(encoding="utf-8") as fh:
+        entries = yaml.safe_load(fh)
+    return tuple(
+        Rule(
+            id=e["id"],
+            title=e["title"],
+            source=e["source"],
+            level=e["level"],
+            statement=e["statement"],
+            operations=tuple(e.get("operations") or ()),
+            note=e.get("note"),
+        )
+        for e in entries
+    )

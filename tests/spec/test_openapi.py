@@ -1,0 +1,237 @@
+"""The OpenAPI document is valid 3.1 and encodes what the three documents state."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from documented_statuses import (
+    ASSUMED_OPERATIONS,
+    DOCUMENTED,
+    DOCUMENTED_OPERATION_COUNT,
+    WEBHOOK_EVENTS,
+)
+from openapi_spec_validator import validate
+
+import spec
+from spec._load import resolve
+
+KEYED = [op for op in spec.operations() if op.keyed]
+UUID_PATHS = [op for op in spec.operations() if op.path_parameters]
+
+
+def _refs(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        found = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return found + [r for value in node.values() for r in _refs(value)]
+    if isinstance(node, list):
+        return [r for value in node for r in _refs(value)]
+    return []
+
+
+def test_document_validates_as_openapi_3_1() -> None:
+    doc = spec.openapi()
+    assert doc["openapi"].startswith("3.1")
+    validate(doc)
+
+
+@pytest.mark.parametrize("ref", sorted(set(_refs(spec.openapi()))))
+def test_every_ref_resolves(ref: str) -> None:
+    assert ref.startswith("#/"), "only local references are used"
+    assert resolve({"$ref": ref}) is not None
+
+
+def test_operation_ids_are_unique() -> None:
+    ids = [op.operation_id for op in spec.operations()]
+    assert len(ids) == len(set(ids))
+
+
+def test_all_documented_operations_and_only_the_assumed_extras() -> None:
+    ids = {op.operation_id for op in spec.operations()}
+    documented = ids - ASSUMED_OPERATIONS
+    assert len(documented) == DOCUMENTED_OPERATION_COUNT
+    assert ids >= ASSUMED_OPERATIONS
+    assert set(DOCUMENTED) <= ids
+
+
+@pytest.mark.parametrize("op", spec.operations(), ids=lambda op: op.operation_id)
+def test_operation_has_tag_and_summary(op: spec.Operation) -> None:
+    assert op.tags, "a tag per resource group"
+    summary = op.raw.get("summary", "")
+    assert summary and "\n" not in summary
+
+
+@pytest.mark.parametrize("op", spec.operations(), ids=lambda op: op.operation_id)
+def test_assumed_flag_only_on_assumed_operations(op: spec.Operation) -> None:
+    assert op.assumed == (op.operation_id in ASSUMED_OPERATIONS)
+
+
+@pytest.mark.parametrize("operation_id", sorted(DOCUMENTED))
+def test_every_documented_status_is_present(operation_id: str) -> None:
+    op = spec.operation(operation_id)
+    assert DOCUMENTED[operation_id] <= op.statuses, sorted(DOCUMENTED[operation_id] - op.statuses)
+
+
+@pytest.mark.parametrize("op", KEYED, ids=lambda op: op.operation_id)
+def test_keyed_operation_has_permission_cost_and_auth_statuses(op: spec.Operation) -> None:
+    assert isinstance(op.permission, str) and op.permission
+    assert isinstance(op.rate_cost, int) and op.rate_cost > 0
+    assert {"401", "403", "429"} <= op.statuses
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in spec.operations() if not op.keyed], ids=lambda op: op.operation_id
+)
+def test_unkeyed_operations_are_media_links_and_virtual_reader(op: spec.Operation) -> None:
+    assert op.path.startswith(("/api/ws/v1/storage/", "/api/ws/v1/virtual/"))
+    assert op.permission is None and op.rate_cost is None
+
+
+def test_media_links_and_reader_are_the_only_unkeyed_paths() -> None:
+    for op in spec.operations():
+        if op.path.startswith(("/api/ws/v1/storage/", "/api/ws/v1/virtual/")):
+            assert not op.keyed, op.operation_id
+
+
+@pytest.mark.parametrize("op", UUID_PATHS, ids=lambda op: op.operation_id)
+def test_uuid_path_parameter_answers_422(op: spec.Operation) -> None:
+    uuid_params = [
+        p
+        for p in op.parameters()
+        if p["in"] == "path" and resolve(p["schema"]).get("format") == "uuid"
+    ]
+    assert uuid_params, "every path parameter of these operations that names a record is a UUID"
+    assert "422" in op.statuses
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in spec.operations() if "429" in op.statuses], ids=lambda op: op.operation_id
+)
+def test_every_429_carries_retry_after(op: spec.Operation) -> None:
+    response = resolve(op.raw["responses"]["429"])
+    assert "Retry-After" in response.get("headers", {})
+
+
+def _takes_json(op: spec.Operation) -> bool:
+    return "application/json" in resolve(op.raw.get("requestBody", {})).get("content", {})
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in spec.operations() if _takes_json(op)], ids=lambda op: op.operation_id
+)
+def test_json_bodies_document_400_and_422(op: spec.Operation) -> None:
+    assert {"400", "422"} <= op.statuses
+
+
+def test_rate_costs_follow_the_limits_table() -> None:
+    documented = {op.operation_id: op.rate_cost for op in KEYED if not op.rate_cost_assumed}
+    assert documented["createInvite"] == documented["updateInvite"] == 50
+    assert documented["uploadFile"] == documented["downloadPhoto"] == 50
+    assert documented["downloadThumbnail"] == 50
+    assert documented["getInviteStatus"] == documented["deleteFile"] == 10
+    for oid in ("listDepartments", "getPerson", "deleteLocation", "changeInviteStatus"):
+        assert documented[oid] == 30, oid
+    assumed = {op.operation_id for op in KEYED if op.rate_cost_assumed}
+    assert {"createCredential", "updateCredential", "triggerAccessControlPoint"} <= assumed
+    trigger = spec.operation("triggerAccessControlPoint").rate_cost
+    assert trigger == max(op.rate_cost for op in KEYED if op.path.startswith(
+        ("/api/ws/v1/access-control-points", "/api/ws/v1/access-control-lists")
+    ))
+
+
+def test_invitation_permissions_are_marked_assumed() -> None:
+    for op in KEYED:
+        assert op.permission_assumed == op.path.startswith("/api/ws/v1/invites"), op.operation_id
+
+
+def test_role_delete_outcomes_are_carried_in_a_200_body() -> None:
+    schema = resolve(
+        spec.operation("deleteRole").raw["responses"]["200"]["content"]["application/json"][
+            "schema"
+        ]
+    )
+    assert set(resolve(schema["properties"]["code"])["enum"]) == {200, 412, 417, 424}
+
+
+def test_upload_is_multipart_with_a_file_part() -> None:
+    body = resolve(spec.operation("uploadFile").raw["requestBody"])
+    schema = resolve(body["content"]["multipart/form-data"]["schema"])
+    assert "file" in schema["required"]
+    assert "200" in spec.operation("uploadFile").statuses
+    assert "201" not in spec.operation("uploadFile").statuses
+
+
+@pytest.mark.parametrize("operation_id", ["downloadPhoto", "downloadThumbnail"])
+def test_photo_downloads_are_jpeg_and_privately_cached(operation_id: str) -> None:
+    ok = resolve(spec.operation(operation_id).raw["responses"]["200"])
+    assert "image/jpeg" in ok["content"]
+    cache = resolve(ok["headers"]["Cache-Control"])
+    assert resolve(cache["schema"])["const"] == "private, max-age=3600"
+
+
+@pytest.mark.parametrize("event", sorted(WEBHOOK_EVENTS))
+def test_webhook_event_posts_a_signed_visit(event: str) -> None:
+    hook = spec.openapi()["webhooks"][event]["post"]
+    content = resolve(hook["requestBody"])["content"]
+    (media_type,) = content
+    assert media_type.startswith("application/json")
+    params = [resolve(p) for p in hook.get("parameters", [])]
+    headers = {p["name"] for p in params if p["in"] == "header"}
+    assert {"X-SERVICE-HMAC-SHA256", "X-SERVICE-HMAC-TIMESTAMP"} <= headers
+    schema = content[media_type]["schema"]
+    visit, *narrowing = [resolve(s) for s in schema.get("allOf", [schema])]
+    assert WEBHOOK_EVENTS[event] in resolve(visit["properties"]["status"])["enum"]
+    assert {"visitor", "host"} <= set(visit["properties"])
+    for extra in narrowing:
+        assert extra["properties"]["status"]["const"] == WEBHOOK_EVENTS[event]
+
+
+def test_exactly_seven_webhook_events() -> None:
+    assert set(spec.openapi()["webhooks"]) == set(WEBHOOK_EVENTS)
+
+
+def _schema(name: str) -> dict[str, Any]:
+    return spec.openapi()["components"]["schemas"][name]
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("+27821234567", True),
+        ("+441632960961", True),
+        ("0821234567", False),
+        ("+0821234567", False),
+        ("27821234567", False),
+    ],
+)
+def test_phone_pattern(value: str, ok: bool) -> None:
+    assert bool(re.search(_schema("InternationalPhone")["pattern"], value)) is ok
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("2026-03-01T09:00:30.000Z", True),
+        ("2026-03-01T11:00:30.123+02:00", True),
+        ("2026-03-01T11:00:30.123+0200", True),
+        ("2026-03-01T09:00:30", True),
+        ("2026-03-01", False),
+        ("yesterday", False),
+    ],
+)
+def test_timestamp_input_pattern(value: str, ok: bool) -> None:
+    assert bool(re.search(_schema("TimestampIn")["pattern"], value)) is ok
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("2026-03-01T09:00:00.000Z", True),
+        ("2026-03-01T09:00:00.000+00:00", True),
+        ("2026-03-01T11:00:00.000+02:00", False),
+        ("2026-03-01T09:00:00Z", False),
+    ],
+)
+def test_timestamp_output_is_utc_with_milliseconds(value: str, ok: bool) -> None:
+    assert bool(re.search(_schema("TimestampOut")["pattern"], value)) is ok

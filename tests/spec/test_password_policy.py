@@ -1,0 +1,34 @@
+"""The password rule of users, as the spec encodes it, accepts and refuses what doc2 says."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+import spec
+from spec._load import resolve
+
+
+def _password_schema() -> dict:
+    body = resolve(spec.operation("createUser").raw["requestBody"])
+    user = resolve(body["content"]["application/json"]["schema"])
+    return resolve(user["properties"]["password"])
+
+
+@pytest.mark.parametrize(
+    ("password", "ok"),
+    [
+        ("Abcdef1!", True),
+        ("Zz9#" * 7 + "Zz", True),
+        ("Abcde1!", False),  # 7 characters
+        ("Abcdefgh1!" * 3 + "A", False),  # 31 characters
+        ("abcdef1!", False),  # no upper case
+        ("ABCDEF1!", False),  # no lower case
+        ("Abcdefg!", False),  # no digit
+        ("Abcdefg1", False),  # no symbol
+        ("Abc def1!", False),  # a space
+    ],
+)
+def test_password_policy(password: str, ok: bool) -> None:
+    validator = jsonschema.Draft202012Validator(_password_schema())
+    assert validator.is_valid(password) is ok

@@ -1,0 +1,54 @@
+"""The rule catalogue is complete in form: unique ids, every field, honest levels."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+import spec
+
+RAW = yaml.safe_load((Path(spec.__file__).parent / "rules.yaml").read_text(encoding="utf-8"))
+FIELDS = {"id", "title", "source", "level", "statement"}
+OPTIONAL = {"operations", "note"}
+OPERATION_IDS = {op.operation_id for op in spec.operations()}
+
+
+def test_catalogue_is_a_list_of_well_over_150_rules() -> None:
+    assert isinstance(RAW, list)
+    assert len(RAW) > 150
+
+
+def test_ids_are_unique() -> None:
+    ids = [entry["id"] for entry in RAW]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    assert not duplicates
+
+
+@pytest.mark.parametrize("entry", RAW, ids=lambda e: str(e.get("id")))
+def test_rule_has_every_field(entry: dict) -> None:
+    assert set(entry) >= FIELDS, sorted(FIELDS - set(entry))
+    assert set(entry) <= FIELDS | OPTIONAL, sorted(set(entry) - FIELDS - OPTIONAL)
+    assert re.fullmatch(r"[A-Z][A-Z0-9]*(-[A-Z0-9]+)+", entry["id"])
+    assert entry["level"] in {"normative", "assumed"}
+    assert re.match(r"doc[123] § \S", entry["source"])
+    for key in ("title", "statement"):
+        assert isinstance(entry[key], str) and entry[key].strip()
+
+
+@pytest.mark.parametrize("entry", RAW, ids=lambda e: str(e.get("id")))
+def test_rule_operations_exist(entry: dict) -> None:
+    unknown = set(entry.get("operations") or ()) - OPERATION_IDS
+    assert not unknown
+
+
+def test_both_levels_are_used() -> None:
+    levels = {rule.level for rule in spec.rules()}
+    assert levels == {"normative", "assumed"}
+
+
+def test_every_operation_is_named_by_some_rule() -> None:
+    named = {oid for rule in spec.rules() for oid in rule.operations}
+    assert not OPERATION_IDS - named, sorted(OPERATION_IDS - named)
