@@ -6,16 +6,16 @@ import re
 from typing import Any
 
 import pytest
-from documented_statuses import (
+from openapi_spec_validator import validate
+
+import spec
+from spec._load import resolve
+from tests.spec.documented_statuses import (
     ASSUMED_OPERATIONS,
     DOCUMENTED,
     DOCUMENTED_OPERATION_COUNT,
     WEBHOOK_EVENTS,
 )
-from openapi_spec_validator import validate
-
-import spec
-from spec._load import resolve
 
 KEYED = [op for op in spec.operations() if op.keyed]
 UUID_PATHS = [op for op in spec.operations() if op.path_parameters]
@@ -135,9 +135,13 @@ def test_rate_costs_follow_the_limits_table() -> None:
     assumed = {op.operation_id for op in KEYED if op.rate_cost_assumed}
     assert {"createCredential", "updateCredential", "triggerAccessControlPoint"} <= assumed
     trigger = spec.operation("triggerAccessControlPoint").rate_cost
-    assert trigger == max(op.rate_cost for op in KEYED if op.path.startswith(
-        ("/api/ws/v1/access-control-points", "/api/ws/v1/access-control-lists")
-    ))
+    assert trigger == max(
+        op.rate_cost
+        for op in KEYED
+        if op.path.startswith(
+            ("/api/ws/v1/access-control-points", "/api/ws/v1/access-control-lists")
+        )
+    )
 
 
 def test_invitation_permissions_are_marked_assumed() -> None:

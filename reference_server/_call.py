@@ -1,0 +1,48 @@
+"""What a domain handler receives, and the replies it gives back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+import spec
+
+if TYPE_CHECKING:
+    from reference_server._state import ApiKey, Server
+
+
+@dataclass
+class Call:
+    op: spec.Operation
+    path: dict[str, str]
+    query: dict[str, Any]
+    body: Any
+    key: ApiKey | None
+    server: Server
+    request: Request
+
+    @property
+    def system(self) -> str:
+        assert self.key is not None, "only keyed operations have a system"
+        return self.key.system
+
+    @property
+    def client(self) -> str:
+        return self.request.client.host if self.request.client else ""
+
+    @property
+    def key_name(self) -> str:
+        return self.key.name if self.key else ""
+
+
+def reply(status: int, body: Any, headers: Mapping[str, str] | None = None) -> Response:
+    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
+
+
+def ack(uuid: str, status: int = 200, message: str = "success") -> Response:
+    """The acknowledgement every successful write answers with."""
+    return reply(status, {"code": status, "message": message, "uuid": uuid})

@@ -1,0 +1,64 @@
+"""Per-key payload encryption: listed fields arrive encrypted and leave encrypted."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.responses import JSONResponse, Response
+
+import spec
+from reference_server._crypto import decrypt_text, encrypt_text
+from reference_server._errors import invalid_fields
+
+
+def fields_of(settings: dict[str, Any]) -> frozenset[str]:
+    """The override list when one is given, else the spec's default list."""
+    override = settings.get("fields") or []
+    return frozenset(override or spec.openapi()["x-default-encrypted-fields"])
+
+
+def decrypt_request(body: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    fields = fields_of(settings)
+    out = dict(body)
+    errors: dict[str, str] = {}
+    for name in fields & set(body):
+        if isinstance(body[name], str):
+            try:
+                out[name] = decrypt_text(body[name], settings["secret"], settings["iv"])
+            except ValueError:
+                errors[name] = "is not encrypted with this key"
+    if errors:
+        raise invalid_fields(errors)
+    return out
+
+
+def _encrypt(node: Any, fields: frozenset[str], secret: str, iv: str) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: encrypt_text(v, secret, iv)
+            if k in fields and isinstance(v, str)
+            else _encrypt(v, fields, secret, iv)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_encrypt(v, fields, secret, iv) for v in node]
+    return node
+
+
+def encrypt_response(response: Response, settings: dict[str, Any]) -> Response:
+    body = json.loads(bytes(response.body))
+    fields = fields_of(settings)
+    headers = {
+        k: v
+        for k, v in response.headers.items()
+        if k.lower() not in ("content-length", "content-type")
+    }
+    return JSONResponse(
+        _encrypt(body, fields, settings["secret"], settings["iv"]), response.status_code, headers
+    )
+
+
+def encrypt_payload(payload: Any, settings: dict[str, Any]) -> Any:
+    """Encrypt the listed fields of an outbound payload (webhooks use the same rule)."""
+    return _encrypt(payload, fields_of(settings), settings["secret"], settings["iv"])

@@ -1,0 +1,147 @@
+"""Everything one running reference server holds, passed to every handler as ``call.server``."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference_server.clock import Clock
+from reference_server.faults import Faults
+from reference_server.rate_bucket import DOCUMENTED, BucketSize, RateBuckets
+from reference_server.store import Store
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    # Administrator settings the documents leave to the admin screens.
+    "restrict_to_localhost": False,
+    "location_name_tolerant": False,
+    "mandatory_visitor_fields": ["firstName"],
+}
+
+
+@dataclass
+class ApiKey:
+    uuid: str
+    name: str
+    value: str
+    system: str
+    permissions: frozenset[str]
+    enabled: bool
+    encryption: dict[str, Any] | None = None
+    bucket: BucketSize = DOCUMENTED
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], system: str) -> ApiKey:
+        return cls(
+            uuid=record["uuid"],
+            name=record["name"],
+            value=record["value"],
+            system=system,
+            permissions=frozenset(record["permissions"]),
+            enabled=record["enabled"],
+            encryption=record.get("encryption"),
+            bucket=BucketSize(**record.get("bucket", DOCUMENTED.__dict__)),
+        )
+
+
+@dataclass
+class Server:
+    store: Store
+    faults: Faults = field(default_factory=Faults)
+    clock: Clock = field(default_factory=Clock)
+    control_token: str = field(default_factory=lambda: secrets.token_hex(24))
+    unauthenticated_bucket: BucketSize = DOCUMENTED
+    buckets: RateBuckets = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.buckets = RateBuckets(self.clock.timestamp, self._bucket_size)
+        self._background: list[Any] = []
+        self._clock_listeners: list[Any] = []
+        # Later parts (hardware, virtual readers, webhooks) extend provisioning and the profile.
+        self.provisioners: list[Any] = []
+        self.profile_extenders: list[Any] = []
+
+    def on_clock_change(self, listener: Any) -> None:
+        self._clock_listeners.append(listener)
+
+    def add_background(self, worker: Any) -> None:
+        """Register a worker with ``start()`` and ``stop()`` run with the ASGI lifespan."""
+        self._background.append(worker)
+
+    def start_background(self) -> None:
+        for worker in self._background:
+            worker.start()
+
+    def stop_background(self) -> None:
+        for worker in reversed(self._background):
+            worker.stop()
+
+    def _bucket_size(self, name: str) -> BucketSize:
+        if name.startswith("anon:"):
+            return self.unauthenticated_bucket
+        record = self.store.get("apikey", name)
+        if record is None:
+            return DOCUMENTED
+        return BucketSize(**record.get("bucket", DOCUMENTED.__dict__))
+
+    # -- administrator settings (persisted) ---------------------------------------------
+    @property
+    def settings(self) -> dict[str, Any]:
+        stored = self.store.meta("settings")
+        return {**DEFAULT_SETTINGS, **(json.loads(stored) if stored else {})}
+
+    def update_settings(self, changes: dict[str, Any]) -> dict[str, Any]:
+        merged = {**self.settings, **changes}
+        self.store.set_meta("settings", json.dumps(merged))
+        return merged
+
+    # -- hooks filled in by the hardware and webhook parts ---------------------------------
+    def on_clock_moved(self) -> None:
+        """Re-derive everything that depends on the clock (credential windows)."""
+        for listener in self._clock_listeners:
+            listener()
+
+    def controller_credentials(self) -> list[dict[str, Any]]:
+        return []
+
+    def configure_webhooks(self, settings: dict[str, Any]) -> dict[str, Any]:
+        self.store.set_meta("webhook_integration", json.dumps(settings))
+        return settings
+
+    def key_by_value(self, value: str) -> ApiKey | None:
+        for system in self.systems():
+            found = self.store.find_unique("apikey", system, "value", value)
+            if found:
+                record = self.store.get("apikey", found)
+                if record is not None and record["value"] == value:
+                    return ApiKey.from_record(record, system)
+        return None
+
+    def systems(self) -> list[str]:
+        stored = self.store.meta("systems")
+        return json.loads(stored) if stored else []
+
+
+def _now_text(server: Server) -> str:
+    from reference_server._time import format_instant
+
+    return format_instant(server.clock.now())
+
+
+def record_audit(server: Server, system: str, key_name: str, action: str, target: str) -> None:
+    """Append an audit event (who did what), as the admin screens' audit trail would."""
+    server.store.insert(
+        "audit",
+        system,
+        {"at": _now_text(server), "key": key_name, "action": action, "target": target},
+    )
+
+
+def record_relay(server: Server, system: str, point: str, cause: str, key_name: str = "") -> None:
+    """Append a relay firing of an access control point's simulated relay."""
+    server.store.insert(
+        "relay_event",
+        system,
+        {"at": _now_text(server), "point": point, "cause": cause, "key": key_name},
+    )

@@ -1,0 +1,174 @@
+"""The ASGI application: one pipeline in front of every operation of the spec.
+
+Order of checks, the same for every operation: client address (hardening setting), route,
+API key (header length, key, enabled), rate charge, permission, path UUIDs, JSON body and
+query parameters against the spec, then the domain handler; responses get the key's field
+encryption. Each step answers with the documented error body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import Receive, Scope, Send
+
+import spec
+from reference_server import _encryption, _validation, domain
+from reference_server._call import Call
+from reference_server._errors import ApiError, invalid_fields
+from reference_server._routing import match
+from reference_server._state import ApiKey, Server
+
+MAX_JSON_BODY = 1024 * 1024
+MAX_UPLOAD_BODY = 10 * 1024 * 1024
+FAILED_AUTH_COST = 400  # doc1 § Limits; the only cost that has no operation of its own
+
+
+def _error_response(error: ApiError) -> Response:
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class ReferenceApp:
+    """ASGI callable serving ``/api/ws/v1`` and the control plane under ``/_reference``."""
+
+    def __init__(self, server: Server) -> None:
+        from reference_server.control_plane import build_control_plane
+
+        self.server = server
+        self.handlers = domain.load_all()
+        self.control = build_control_plane(server)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if scope["path"].startswith("/_reference"):
+            await self.control(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        try:
+            response = await self._handle(request)
+        except ApiError as error:
+            response = _error_response(error)
+        await response(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.server.start_background()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.server.stop_background()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    # -- pipeline ---------------------------------------------------------------------
+    async def _handle(self, request: Request) -> Response:
+        server = self.server
+        client = request.client.host if request.client else ""
+        if server.settings["restrict_to_localhost"] and not _is_loopback(client):
+            raise ApiError(403, "the service accepts loopback clients only")
+        op, path_params = match(request.method, request.url.path)
+        key = self._authenticate(request, op, client)
+        self._check_path(op, path_params)
+        body = await self._read_body(request, op, key)
+        query = _validation.validate_query(op, request.query_params)
+        handler = self.handlers.get(op.operation_id)
+        if handler is None:
+            raise ApiError(501, "operation not implemented by the reference server")
+        call = Call(
+            op=op, path=path_params, query=query, body=body, key=key, server=server, request=request
+        )
+        response = await handler(call)
+        if key is not None and key.encryption and response.media_type == "application/json":
+            response = _encryption.encrypt_response(response, key.encryption)
+        return response
+
+    def _authenticate(self, request: Request, op: spec.Operation, client: str) -> ApiKey | None:
+        if not op.keyed:
+            return None
+        server = self.server
+        header = request.headers.get("authorization")
+        if header is None:
+            self._fail_auth(f"anon:{client}", "the Authorization header is missing")
+        if not 64 <= len(header) <= 256:
+            self._fail_auth(f"anon:{client}", "the Authorization header has the wrong length")
+        value = header.removeprefix("Bearer ")
+        key = server.key_by_value(value)
+        if key is None:
+            # An unknown key pays from a bucket of its own value (rules: RATE-COST-FAILED-AUTH-400).
+            self._fail_auth(
+                f"anon:key:{hashlib.sha256(value.encode()).hexdigest()}", "unknown API key"
+            )
+        if not key.enabled:
+            self._fail_auth(key.uuid, "the API key is disabled")
+        wait = server.buckets.charge(key.uuid, int(op.rate_cost or 0))
+        if wait is not None:
+            raise ApiError(429, "rate limit exhausted", headers={"Retry-After": str(wait)})
+        if op.permission not in key.permissions:
+            raise ApiError(403, "the API key lacks the permission for this operation")
+        return key
+
+    def _fail_auth(self, bucket: str, detail: str) -> None:
+        wait = self.server.buckets.charge(bucket, FAILED_AUTH_COST)
+        if wait is not None:
+            raise ApiError(429, "rate limit exhausted", headers={"Retry-After": str(wait)})
+        raise ApiError(401, detail)
+
+    @staticmethod
+    def _check_path(op: spec.Operation, params: dict[str, str]) -> None:
+        errors: dict[str, str] = {}
+        for param in op.parameters():
+            if param.get("in") != "path":
+                continue
+            schema = spec._load.resolve(param["schema"])
+            value = params.get(param["name"], "")
+            if schema.get("format") == "uuid" and not _validation.is_uuid(value):
+                errors[param["name"]] = "is not a valid uuid"
+        if errors and op.keyed:
+            raise invalid_fields(errors)
+
+    async def _read_body(self, request: Request, op: spec.Operation, key: ApiKey | None) -> Any:
+        request_body = spec._load.resolve(op.raw.get("requestBody")) or {}
+        content = request_body.get("content", {})
+        limit = MAX_UPLOAD_BODY if "multipart/form-data" in content else MAX_JSON_BODY
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            raise ApiError(413, "request body too large")
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > limit:
+                raise ApiError(413, "request body too large")
+        request.state.raw_body = raw
+        if "application/json" not in content:
+            return None
+        if not raw.strip():
+            raise ApiError(400, "a JSON body is required")
+        try:
+            body = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise ApiError(400, "the body is not readable JSON") from None
+        if key is not None and key.encryption and isinstance(body, dict):
+            body = _encryption.decrypt_request(body, key.encryption)
+        return _validation.validate_body(op, body)
+
+
+def create_app(server: Server) -> ReferenceApp:
+    """The ASGI app for an already provisioned :class:`Server`."""
+    return ReferenceApp(server)

@@ -1,0 +1,217 @@
+"""The demo deployment a fresh reference server provisions, and the profile that describes it.
+
+Everything a real system gets from its admin screens (systems, API keys and their ticked
+permissions, roles, access control points and lists, vehicles) is created here once; a
+file-backed database keeps it, and every record, across restarts.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+import yaml
+
+import spec
+from reference_server._state import Server
+from reference_server.rate_bucket import DOCUMENTED, BucketSize
+
+RAISED = BucketSize(capacity=1_000_000, refill_per_minute=1_000_000)
+ALWAYS = {"schedule": "always"}
+
+
+def _permissions() -> tuple[frozenset[str], frozenset[str]]:
+    """Every permission name of the spec, and the read-only subset."""
+    every = frozenset(op.permission for op in spec.operations() if op.permission)
+    reads = frozenset(p for p in every if p.startswith("Read ") or p.endswith("- Read"))
+    return every, reads
+
+
+def _key(server: Server, system: str, name: str, permissions: frozenset[str], **extra: Any) -> None:
+    record = {
+        "name": name,
+        "value": secrets.token_hex(32),  # 64 characters: the shortest valid header value
+        "permissions": sorted(permissions),
+        "enabled": extra.pop("enabled", True),
+        "bucket": extra.pop("bucket", RAISED).__dict__,
+        **extra,
+    }
+    server.store.insert("apikey", system, record, unique={"value": record["value"]})
+
+
+def _vehicles(server: Server, system: str, count: int) -> None:
+    from reference_server.domain.vehicles import store_vehicle
+
+    makes = [("Toyota", "Corolla"), ("Volkswagen", "Polo"), ("Ford", "Ranger"), ("BMW", "X3")]
+    for i in range(count):
+        make, model = makes[i % len(makes)]
+        store_vehicle(
+            server,
+            system,
+            {
+                "licensePlate": f"CA {100 + i}-{i % 10}{(i * 7) % 10}",
+                "vin": f"1HG-CM82 633A{i:06d}",
+                "make": make,
+                "model": model,
+                "color": ["white", "silver", "blue"][i % 3],
+                "plateCountry": "ZA",
+                "plateRegion": "WC",
+                "plateCategory": "private",
+            },
+        )
+
+
+def provision(server: Server) -> None:
+    """Create the demo deployment unless the database already holds one."""
+    if server.store.meta("provisioned"):
+        return
+    every, reads = _permissions()
+    with server.store.transaction():
+        systems = [secrets.token_hex(8), secrets.token_hex(8)]
+        server.store.set_meta("systems", json.dumps(systems))
+        main, other = systems
+        _key(server, main, "full", every)
+        _key(server, main, "readonly", reads)
+        _key(server, main, "none", frozenset())
+        _key(server, main, "disabled", every, enabled=False)
+        _key(server, main, "rate_limit", every, bucket=DOCUMENTED)
+        _key(
+            server,
+            main,
+            "encrypted",
+            every,
+            encryption={"secret": secrets.token_hex(32), "iv": secrets.token_hex(16), "fields": []},
+        )
+        _key(server, other, "other_system", every)
+        for system in systems:
+            roles = server.store
+            roles.insert(
+                "role",
+                system,
+                {"name": "Administrator", "default": False, "_administrator": True},
+                unique={"name": "Administrator"},
+            )
+            roles.insert(
+                "role",
+                system,
+                {"name": "Receptionist", "default": False},
+                unique={"name": "Receptionist"},
+            )
+            roles.insert("role", system, {"name": "Host", "default": True}, unique={"name": "Host"})
+            points = {}
+            for name, kind in (
+                ("Main entrance", "DOOR"),
+                ("Lobby turnstile", "TURNSTILE"),
+                ("Car park gate", "VEHICLE_GATE"),
+                ("Lift bank A", "ELEVATOR"),
+                ("Loading portal", "PORTAL"),
+                ("Security desk", "CHECK_POINT"),
+            ):
+                points[kind] = server.store.insert(
+                    "access_point", system, {"name": name, "type": kind}
+                )
+            server.store.insert(
+                "acl",
+                system,
+                {
+                    "name": "All hours - main entrance",
+                    "_rules": [{"point": points["DOOR"], **ALWAYS}],
+                },
+            )
+            server.store.insert(
+                "acl",
+                system,
+                {
+                    "name": "All hours - vehicles",
+                    "_rules": [{"point": points["VEHICLE_GATE"], **ALWAYS}],
+                },
+            )
+            server.store.insert(
+                "acl",
+                system,
+                {
+                    "name": "All hours - lobby",
+                    "_rules": [
+                        {"point": points["TURNSTILE"], **ALWAYS},
+                        {"point": points["ELEVATOR"], **ALWAYS},
+                    ],
+                },
+            )
+        _vehicles(server, main, 150)
+        _vehicles(server, other, 3)
+        server.store.set_meta("link_secret", secrets.token_hex(32))
+        server.store.set_meta("provisioned", "1")
+    for hook in server.provisioners:
+        hook(server)
+
+
+def _keys_of(server: Server, system: str) -> dict[str, dict[str, Any]]:
+    return {r["name"]: r for r in server.store.all("apikey", system)}
+
+
+def profile(server: Server, base_url: str) -> dict[str, Any]:
+    """The target profile of the demo deployment, in the architecture page's format."""
+    main, other = server.systems()
+    keys = _keys_of(server, main)
+    other_keys = _keys_of(server, other)
+    encrypted = keys["encrypted"]
+    roles = {
+        (
+            "administrator"
+            if r.get("_administrator")
+            else "default"
+            if r["default"]
+            else "ordinary"
+        ): r["uuid"]
+        for r in server.store.all("role", main)
+    }
+    per_key = {}
+    for name, record in {**keys, "other_system": other_keys["other_system"]}.items():
+        if BucketSize(**record["bucket"]) != DOCUMENTED:
+            per_key[name] = dict(record["bucket"])
+    document: dict[str, Any] = {
+        "name": "amws-reference",
+        "base_url": base_url,
+        "keys": {
+            **{n: keys[n]["value"] for n in ("full", "readonly", "none", "disabled", "rate_limit")},
+            "other_system": other_keys["other_system"]["value"],
+            "encrypted": {
+                "key": encrypted["value"],
+                "secret": encrypted["encryption"]["secret"],
+                "iv": encrypted["encryption"]["iv"],
+                "fields": list(spec.openapi()["x-default-encrypted-fields"]),
+            },
+        },
+        "roles": roles,
+        "control": {"url": f"{base_url}/_reference", "token": server.control_token},
+        "allow": {"physical": True},
+        "rate_limits": {
+            "default": DOCUMENTED.__dict__,
+            "per_key": per_key,
+            "unauthenticated": server.unauthenticated_bucket.__dict__,
+        },
+    }
+    for extend in server.profile_extenders:
+        extend(server, document)
+    return document
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """Writes repeated values out in full: a profile is read by people, not only parsers."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def write_profile(server: Server, base_url: str, path: str) -> None:
+    """Write the profile atomically (a reader never sees half a file)."""
+    import os
+    import tempfile
+
+    text = yaml.dump(profile(server, base_url), Dumper=_PlainDumper, sort_keys=False)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".profile-", suffix=".yaml")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)

@@ -1,0 +1,81 @@
+"""``amws-reference serve``: run the reference server and write its target profile."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from collections.abc import Sequence
+
+from reference_server._state import Server
+from reference_server.faults import CATALOGUE, Faults
+from reference_server.store import Store
+
+
+def build_server(db: str = ":memory:", faults: Sequence[str] = ()) -> Server:
+    """A provisioned server over the given database (``:memory:`` or a file path)."""
+    from reference_server import bootstrap, extensions
+
+    server = Server(store=Store(db), faults=Faults(faults))
+    token = server.store.meta("control_token")
+    if token:
+        server.control_token = token
+    else:
+        server.store.set_meta("control_token", server.control_token)
+    extensions.install(server)
+    bootstrap.provision(server)
+    return server
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="amws-reference", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="start the reference server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8750, help="0 picks a free port")
+    serve.add_argument("--db", default=":memory:", help="SQLite file, or :memory:")
+    serve.add_argument("--profile-out", help="write the target profile here once listening")
+    serve.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        choices=sorted(CATALOGUE),
+        help="switch on a named deviation from one rule (repeatable)",
+    )
+    commands.add_parser("faults", help="list the fault catalogue")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "faults":
+        for fault in CATALOGUE.values():
+            print(f"{fault.name:34} {fault.rule:34} {fault.does}")
+        return 0
+    return serve(args.host, args.port, args.db, args.profile_out, args.fault)
+
+
+def serve(host: str, port: int, db: str, profile_out: str | None, faults: Sequence[str]) -> int:
+    import uvicorn
+
+    from reference_server import bootstrap
+    from reference_server.app import create_app
+
+    server = build_server(db, faults)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    base_url = f"http://{shown}:{bound}"
+    if profile_out:
+        bootstrap.write_profile(server, base_url, profile_out)
+    print(f"amws-reference listening on {base_url}", file=sys.stderr, flush=True)
+    config = uvicorn.Config(create_app(server), log_level="warning", access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""The control plane under ``/_reference``: what a real deployment does in its admin screens.
+
+Token-protected (``Authorization: Bearer <control token>``); an API key never opens it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from reference_server._crypto import equal
+from reference_server._state import Server
+from reference_server._time import format_instant, parse_instant
+
+
+def _error(status: int, reason: str) -> JSONResponse:
+    return JSONResponse({"code": status, "reason": reason}, status_code=status)
+
+
+def build_control_plane(server: Server) -> Starlette:
+    def authorised(request: Request) -> bool:
+        header = request.headers.get("authorization", "")
+        return equal(header, f"Bearer {server.control_token}")
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        try:
+            body = json.loads(await request.body() or b"null")
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            body = None
+        if not isinstance(body, dict):
+            raise ValueError("a JSON object is required")
+        return body
+
+    def guarded(handler: Any) -> Any:
+        async def endpoint(request: Request) -> JSONResponse:
+            if not authorised(request):
+                return _error(401, "control token required")
+            try:
+                return await handler(request)
+            except (ValueError, TypeError, KeyError) as exc:
+                return _error(400, f"bad control request: {exc}")
+
+        return endpoint
+
+    async def clock(request: Request) -> JSONResponse:
+        if request.method == "PUT":
+            body = await body_of(request)
+            if "now" in body:
+                server.clock.set(parse_instant(str(body["now"])))
+            elif "advance_seconds" in body:
+                server.clock.advance(float(body["advance_seconds"]))
+            else:
+                raise ValueError("give now or advance_seconds")
+            server.on_clock_moved()
+        return JSONResponse({"now": format_instant(server.clock.now())})
+
+    async def settings(request: Request) -> JSONResponse:
+        if request.method == "PUT":
+            body = await body_of(request)
+            unknown = set(body) - set(server.settings)
+            if unknown:
+                raise ValueError(f"unknown settings {sorted(unknown)}")
+            return JSONResponse(server.update_settings(body))
+        return JSONResponse(server.settings)
+
+    async def webhook_integration(request: Request) -> JSONResponse:
+        body = await body_of(request)
+        return JSONResponse(server.configure_webhooks(body))
+
+    def listing(kind: str) -> Any:
+        async def handler(request: Request) -> JSONResponse:
+            return JSONResponse(server.store.all(kind))
+
+        return handler
+
+    async def controller_credentials(request: Request) -> JSONResponse:
+        return JSONResponse(server.controller_credentials())
+
+    return Starlette(
+        routes=[
+            Route("/_reference/clock", guarded(clock), methods=["GET", "PUT"]),
+            Route("/_reference/settings", guarded(settings), methods=["GET", "PUT"]),
+            Route("/_reference/webhook-integration", guarded(webhook_integration), methods=["PUT"]),
+            Route(
+                "/_reference/hardware/relay-events",
+                guarded(listing("relay_event")),
+                methods=["GET"],
+            ),
+            Route(
+                "/_reference/hardware/credentials", guarded(controller_credentials), methods=["GET"]
+            ),
+            Route("/_reference/audit", guarded(listing("audit")), methods=["GET"]),
+        ]
+    )

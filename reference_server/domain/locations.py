@@ -1,0 +1,69 @@
+"""Locations: unique names, and a PUT that only changes the fields it is given."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from reference_server._call import Call, ack, reply
+from reference_server.domain import handles
+from reference_server.domain._common import (
+    drop_references,
+    fetch,
+    public,
+    schema_fields,
+    unique_or_409,
+)
+
+_FIELDS = [f for f in schema_fields("Location") if f != "uuid"]
+
+
+@handles("listLocations")
+async def list_locations(call: Call) -> Response:
+    return reply(
+        200,
+        [
+            {"uuid": r["uuid"], "name": r["name"]}
+            for r in call.server.store.all("location", call.system)
+        ],
+    )
+
+
+@handles("getLocation")
+async def get_location(call: Call) -> Response:
+    record = fetch(call, "location", call.path["uuid"])
+    return reply(200, {"uuid": record["uuid"], **{f: record.get(f) for f in _FIELDS}})
+
+
+@handles("createLocation")
+async def create_location(call: Call) -> Response:
+    data = {f: call.body.get(f) for f in _FIELDS}
+    with unique_or_409("location"):
+        uuid = call.server.store.insert(
+            "location", call.system, data, unique={"name": data["name"]}
+        )
+    return ack(uuid, 201)
+
+
+@handles("updateLocation")
+async def update_location(call: Call) -> Response:
+    record = public(fetch(call, "location", call.path["uuid"]))
+    given = {f: call.body[f] for f in _FIELDS if f in call.body}
+    if call.server.faults.on("location-put-replaces"):
+        given = {
+            f: call.body.get(f, None if f not in ("name", "type") else record[f]) for f in _FIELDS
+        }
+    merged = {**record, **given}
+    with unique_or_409("location"):
+        call.server.store.replace(
+            "location", record["uuid"], merged, unique={"name": merged["name"]}
+        )
+    return ack(record["uuid"])
+
+
+@handles("deleteLocation")
+async def delete_location(call: Call) -> Response:
+    record = fetch(call, "location", call.path["uuid"])
+    with call.server.store.transaction():
+        drop_references(call, ("person", "user"), "location", record["uuid"])
+        call.server.store.delete("location", record["uuid"])
+    return ack(record["uuid"])

@@ -1,0 +1,80 @@
+"""Roles: one administrator and one default role per system; refusals ride in a 200 body."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from reference_server._call import Call, ack, reply
+from reference_server.domain import handles
+from reference_server.domain._common import fetch, public, unique_or_409
+
+
+def _shape(record: dict) -> dict:
+    return {"uuid": record["uuid"], "name": record["name"], "default": bool(record.get("default"))}
+
+
+def _take_default_flag(call: Call, keep: str) -> None:
+    """A system has one default role: flagging one unflags the others."""
+    store = call.server.store
+    for role in store.all("role", call.system, lambda r: r.get("default") and r["uuid"] != keep):
+        store.replace("role", role["uuid"], {**role, "default": False})
+
+
+@handles("listRoles")
+async def list_roles(call: Call) -> Response:
+    return reply(200, [_shape(r) for r in call.server.store.all("role", call.system)])
+
+
+@handles("getRole")
+async def get_role(call: Call) -> Response:
+    return reply(200, _shape(fetch(call, "role", call.path["uuid"])))
+
+
+@handles("createRole")
+async def create_role(call: Call) -> Response:
+    name, default = call.body["name"], bool(call.body.get("default", False))
+    with call.server.store.transaction(), unique_or_409("role"):
+        uuid = call.server.store.insert(
+            "role", call.system, {"name": name, "default": default}, unique={"name": name}
+        )
+        if default:
+            _take_default_flag(call, uuid)
+    return ack(uuid, 201)
+
+
+@handles("updateRole")
+async def update_role(call: Call) -> Response:
+    record = public(fetch(call, "role", call.path["uuid"]))
+    name = call.body["name"]
+    # The current default keeps its flag until another role takes it, so new accounts always
+    # get a role (our reading of ROLE-DEFAULT-FLAG).
+    default = bool(call.body.get("default", False)) or bool(record.get("default"))
+    with call.server.store.transaction(), unique_or_409("role"):
+        call.server.store.replace(
+            "role",
+            record["uuid"],
+            {**fetch(call, "role", record["uuid"]), "name": name, "default": default},
+            unique={"name": name},
+        )
+        if default:
+            _take_default_flag(call, record["uuid"])
+    return ack(record["uuid"])
+
+
+def _refusal(call: Call, code: int, detail: str) -> Response:
+    if call.server.faults.on("role-delete-http-status"):
+        return reply(code, {"code": code, "reason": detail})
+    return reply(200, {"code": code, "message": "failed", "uuid": call.path["uuid"]})
+
+
+@handles("deleteRole")
+async def delete_role(call: Call) -> Response:
+    record = fetch(call, "role", call.path["uuid"])
+    if record.get("_administrator") and not call.server.faults.on("admin-role-deletable"):
+        return _refusal(call, 417, "the administrator role cannot be deleted")
+    if record.get("default"):
+        return _refusal(call, 424, "the default role cannot be deleted")
+    if call.server.store.all("user", call.system, lambda u: u.get("role") == record["uuid"]):
+        return _refusal(call, 412, "the role still has accounts")
+    call.server.store.delete("role", record["uuid"])
+    return ack(record["uuid"])

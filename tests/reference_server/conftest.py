@@ -1,0 +1,103 @@
+"""A live reference server (real uvicorn, real sockets) for the server's own tests."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from reference_server import bootstrap, build_server, create_app
+from reference_server._state import Server
+
+
+class LiveServer:
+    """A reference server running on a free loopback port in a background thread."""
+
+    def __init__(self, faults: tuple[str, ...] = ()) -> None:
+        self.server: Server = build_server(":memory:", faults)
+        config = uvicorn.Config(
+            create_app(self.server), host="127.0.0.1", port=0, log_level="warning"
+        )
+        self._uvicorn = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._uvicorn.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._uvicorn.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("reference server did not start")
+            time.sleep(0.01)
+        port = self._uvicorn.servers[0].sockets[0].getsockname()[1]
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.profile: dict[str, Any] = bootstrap.profile(self.server, self.base_url)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._uvicorn.should_exit = True
+        self._thread.join(timeout=10)
+
+    def client(self, key: str | None = "full", *, bearer: bool = False) -> httpx.Client:
+        headers = {}
+        if key is not None:
+            value = self.profile["keys"][key]
+            value = value["key"] if isinstance(value, dict) else value
+            headers["Authorization"] = f"Bearer {value}" if bearer else value
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=10)
+
+    def control(self) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.base_url,
+            headers={"Authorization": f"Bearer {self.profile['control']['token']}"},
+            timeout=10,
+        )
+
+
+@pytest.fixture(scope="session")
+def live() -> Iterator[LiveServer]:
+    with LiveServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def api(live: LiveServer) -> Iterator[httpx.Client]:
+    """A client with the ``full`` key."""
+    with live.client("full") as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def control(live: LiveServer) -> Iterator[httpx.Client]:
+    with live.control() as client:
+        yield client
+
+
+@pytest.fixture
+def unique() -> Callable[[str], str]:
+    """Distinct names per test, so tests share one server without colliding."""
+
+    def make(prefix: str = "t") -> str:
+        return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+    return make
+
+
+@pytest.fixture
+def faulty() -> Iterator[Callable[..., LiveServer]]:
+    """Start a server with the named faults switched on (stopped after the test)."""
+    started: list[LiveServer] = []
+
+    def start(*faults: str) -> LiveServer:
+        server = LiveServer(faults).__enter__()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.__exit__(None, None, None)
