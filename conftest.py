@@ -1,4 +1,4 @@
-"""Root conftest: the one place the harness plugin is loaded from when running from a checkout.
+"""Root conftest: loads the harness plugin when running from a checkout (the installed package
+loads it through its ``pytest11`` entry point under the same name, so it is registered once)."""
 
-The plugin arrives with the harness; until then the project's own tests need nothing here.
-"""
+pytest_plugins = ["harness.plugin"]

@@ -78,6 +78,17 @@ class Server:
             worker.stop()
 
     def _bucket_size(self, name: str) -> BucketSize:
+        size = self._configured_bucket(name)
+        # The rate seam of the fault catalogue.
+        if self.faults.on("bucket-too-large") and size == DOCUMENTED:
+            size = BucketSize(capacity=4000, refill_per_minute=size.refill_per_minute)
+        if self.faults.on("bucket-never-refills"):
+            size = BucketSize(capacity=size.capacity, refill_per_minute=0)
+        return size
+
+    def _configured_bucket(self, name: str) -> BucketSize:
+        if name.startswith("anon:key:"):
+            return DOCUMENTED
         if name.startswith("anon:"):
             return self.unauthenticated_bucket
         record = self.store.get("apikey", name)

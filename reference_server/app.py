@@ -14,11 +14,11 @@ import json
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 import spec
-from reference_server import _encryption, _validation, domain
+from reference_server import _encryption, _shaping, _validation, domain
 from reference_server._call import Call
 from reference_server._errors import ApiError, invalid_fields
 from reference_server._routing import match
@@ -27,10 +27,7 @@ from reference_server._state import ApiKey, Server
 MAX_JSON_BODY = 1024 * 1024
 MAX_UPLOAD_BODY = 10 * 1024 * 1024
 FAILED_AUTH_COST = 400  # doc1 § Limits; the only cost that has no operation of its own
-
-
-def _error_response(error: ApiError) -> Response:
-    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+RELAY_CONTROL = "Access Control Point Relay Control"
 
 
 def _is_loopback(host: str) -> bool:
@@ -63,7 +60,7 @@ class ReferenceApp:
         try:
             response = await self._handle(request)
         except ApiError as error:
-            response = _error_response(error)
+            response = _shaping.error_response(error, request)
         await response(scope, receive, send)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
@@ -81,9 +78,15 @@ class ReferenceApp:
     async def _handle(self, request: Request) -> Response:
         server = self.server
         client = request.client.host if request.client else ""
-        if server.settings["restrict_to_localhost"] and not _is_loopback(client):
+        restricted = server.settings["restrict_to_localhost"]
+        if (
+            restricted
+            and not _is_loopback(client)
+            and not server.faults.on("localhost-not-enforced")
+        ):
             raise ApiError(403, "the service accepts loopback clients only")
         op, path_params = match(request.method, request.url.path)
+        request.state.operation = op
         key = self._authenticate(request, op, client)
         self._check_path(op, path_params)
         body = await self._read_body(request, op, key)
@@ -95,7 +98,11 @@ class ReferenceApp:
             op=op, path=path_params, query=query, body=body, key=key, server=server, request=request
         )
         response = await handler(call)
-        if key is not None and key.encryption and response.media_type == "application/json":
+        response = _shaping.apply_faults(server, op, response)
+        encrypting = (
+            key is not None and key.encryption and not server.faults.on("encryption-ignored")
+        )
+        if encrypting and response.media_type == "application/json":
             response = _encryption.encrypt_response(response, key.encryption)
         return response
 
@@ -108,30 +115,48 @@ class ReferenceApp:
             self._fail_auth(f"anon:{client}", "the Authorization header is missing")
         if not 64 <= len(header) <= 256:
             self._fail_auth(f"anon:{client}", "the Authorization header has the wrong length")
-        value = header.removeprefix("Bearer ")
+        value = (
+            header if server.faults.on("bearer-not-stripped") else header.removeprefix("Bearer ")
+        )
         key = server.key_by_value(value)
         if key is None:
-            # An unknown key pays from a bucket of its own value (rules: RATE-COST-FAILED-AUTH-400).
-            self._fail_auth(
-                f"anon:key:{hashlib.sha256(value.encode()).hexdigest()}", "unknown API key"
-            )
-        if not key.enabled:
+            # An unknown key pays from a bucket of its own value (RATE-COST-FAILED-AUTH-400).
+            digest = hashlib.sha256(value.encode()).hexdigest()
+            self._fail_auth(f"anon:key:{digest}", "unknown API key")
+        if not key.enabled and not server.faults.on("disabled-key-accepted"):
             self._fail_auth(key.uuid, "the API key is disabled")
-        wait = server.buckets.charge(key.uuid, int(op.rate_cost or 0))
-        if wait is not None:
-            raise ApiError(429, "rate limit exhausted", headers={"Retry-After": str(wait)})
-        if op.permission not in key.permissions:
+        cost = int(op.rate_cost or 0)
+        if server.faults.on("reads-free") and cost == 30:
+            cost = 0
+        self._charge(key.uuid, cost)
+        if not self._permitted(key, op):
             raise ApiError(403, "the API key lacks the permission for this operation")
         return key
 
-    def _fail_auth(self, bucket: str, detail: str) -> None:
-        wait = self.server.buckets.charge(bucket, FAILED_AUTH_COST)
+    def _permitted(self, key: ApiKey, op: spec.Operation) -> bool:
+        faults = self.server.faults
+        if op.permission in key.permissions:
+            return True
+        if faults.on("readonly-can-write") and not str(op.permission).startswith("Read"):
+            return True
+        return (
+            faults.on("relay-control-with-read")
+            and op.permission == RELAY_CONTROL
+            and "Read Access Control Points" in key.permissions
+        )
+
+    def _charge(self, bucket: str, cost: int) -> None:
+        wait = self.server.buckets.charge(bucket, cost)
         if wait is not None:
-            raise ApiError(429, "rate limit exhausted", headers={"Retry-After": str(wait)})
+            headers = {} if self.server.faults.on("no-retry-after") else {"Retry-After": str(wait)}
+            raise ApiError(429, "rate limit exhausted", headers=headers)
+
+    def _fail_auth(self, bucket: str, detail: str) -> None:
+        if not self.server.faults.on("failed-auth-free"):
+            self._charge(bucket, FAILED_AUTH_COST)
         raise ApiError(401, detail)
 
-    @staticmethod
-    def _check_path(op: spec.Operation, params: dict[str, str]) -> None:
+    def _check_path(self, op: spec.Operation, params: dict[str, str]) -> None:
         errors: dict[str, str] = {}
         for param in op.parameters():
             if param.get("in") != "path":
@@ -141,6 +166,8 @@ class ReferenceApp:
             if schema.get("format") == "uuid" and not _validation.is_uuid(value):
                 errors[param["name"]] = "is not a valid uuid"
         if errors and op.keyed:
+            if self.server.faults.on("bad-uuid-404"):
+                raise ApiError(404, "no record with that identifier")
             raise invalid_fields(errors)
 
     async def _read_body(self, request: Request, op: spec.Operation, key: ApiKey | None) -> Any:
@@ -163,10 +190,12 @@ class ReferenceApp:
         try:
             body = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError):
+            if self.server.faults.on("malformed-json-422"):
+                raise invalid_fields({"body": "is not valid"}) from None
             raise ApiError(400, "the body is not readable JSON") from None
         if key is not None and key.encryption and isinstance(body, dict):
             body = _encryption.decrypt_request(body, key.encryption)
-        return _validation.validate_body(op, body)
+        return _validation.validate_body(op, body, self.server.faults)
 
 
 def create_app(server: Server) -> ReferenceApp:

@@ -15,9 +15,8 @@ import yaml
 
 import spec
 from reference_server._state import Server
-from reference_server.rate_bucket import DOCUMENTED, BucketSize
+from reference_server.rate_bucket import DOCUMENTED, RAISED, BucketSize
 
-RAISED = BucketSize(capacity=1_000_000, refill_per_minute=1_000_000)
 ALWAYS = {"schedule": "always"}
 
 
@@ -81,7 +80,13 @@ def provision(server: Server) -> None:
             main,
             "encrypted",
             every,
-            encryption={"secret": secrets.token_hex(32), "iv": secrets.token_hex(16), "fields": []},
+            # An override list (doc1 § Authentication item 8) that also covers names, so the
+            # encryption is observable on every resource, reference data included.
+            encryption={
+                "secret": secrets.token_hex(32),
+                "iv": secrets.token_hex(16),
+                "fields": ["name", "email", "mobile", "firstName"],
+            },
         )
         _key(server, other, "other_system", every)
         for system in systems:
@@ -180,7 +185,7 @@ def profile(server: Server, base_url: str) -> dict[str, Any]:
                 "key": encrypted["value"],
                 "secret": encrypted["encryption"]["secret"],
                 "iv": encrypted["encryption"]["iv"],
-                "fields": list(spec.openapi()["x-default-encrypted-fields"]),
+                "fields": list(encrypted["encryption"]["fields"]),
             },
         },
         "roles": roles,

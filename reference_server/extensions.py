@@ -9,7 +9,11 @@ import importlib
 
 from reference_server._state import Server
 
-_PARTS: tuple[str, ...] = ()
+_PARTS: tuple[str, ...] = (
+    "reference_server.hardware.controllers",
+    "reference_server.hardware.readers",
+    "reference_server.webhooks.dispatcher",
+)
 
 
 def install(server: Server) -> None:

@@ -15,6 +15,8 @@ class BucketSize:
 
 
 DOCUMENTED = BucketSize(capacity=2000, refill_per_minute=800)
+# The demo deployment's quota for keys that are not there to test the bucket itself.
+RAISED = BucketSize(capacity=1_000_000, refill_per_minute=1_000_000)
 
 
 @dataclass
@@ -50,6 +52,8 @@ class RateBuckets:
             if state.tokens >= cost:
                 state.tokens -= cost
                 return None
+            if size.refill_per_minute <= 0:
+                return 3600
             missing = min(cost, size.capacity) - state.tokens
             return max(1, math.ceil(missing * 60 / size.refill_per_minute))
 

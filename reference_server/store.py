@@ -162,6 +162,12 @@ class Store:
             return None
         return json.loads(row[0])
 
+    def get_any(self, uuid: str) -> Record | None:
+        """A record of any kind and system (for the control plane and diagnostics)."""
+        with self._lock:
+            row = self._db.execute("SELECT data FROM records WHERE uuid = ?", (uuid,)).fetchone()
+        return json.loads(row[0]) if row else None
+
     def system_of(self, uuid: str) -> str | None:
         with self._lock:
             row = self._db.execute("SELECT system FROM records WHERE uuid = ?", (uuid,)).fetchone()

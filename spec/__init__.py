@@ -4,6 +4,20 @@ Everything that knows a field limit, a status code, a rate cost or a permission 
 from here; nothing else in the project keeps a second copy.
 """
 
-from spec._load import Operation, Rule, openapi, operation, operations, rules
+from spec._load import Operation, Rule, openapi, operation, operations, resolve, rules
+from spec._routing import allowed_methods, match
+from spec._schemas import validator_at, validator_for
 
-__all__ = ["Operation", "Rule", "openapi", "operation", "operations", "rules"]
+__all__ = [
+    "Operation",
+    "Rule",
+    "allowed_methods",
+    "match",
+    "openapi",
+    "operation",
+    "operations",
+    "resolve",
+    "rules",
+    "validator_at",
+    "validator_for",
+]

@@ -32,9 +32,7 @@ class Operation:
 
     @property
     def path_parameters(self) -> tuple[str, ...]:
-        return tuple(
-            p["name"] for p in self.parameters() if p.get("in") == "path"
-        )
+        return tuple(p["name"] for p in self.parameters() if p.get("in") == "path")
 
     def parameters(self) -> list[dict[str, Any]]:
         """Parameters of the operation with component references resolved."""

@@ -28,6 +28,9 @@ async def list_access_control_points(call: Call) -> Response:
 async def trigger_access_control_point(call: Call) -> Response:
     point = fetch(call, "access_point", call.path["uuid"], "access control point")
     # Unconditional: no credential, schedule or window is consulted.
-    record_relay(call.server, call.system, point["uuid"], "trigger", call.key_name)
-    record_audit(call.server, call.system, call.key_name, "trigger", point["uuid"])
+    firings = 2 if call.server.faults.on("trigger-fires-twice") else 1
+    for _ in range(firings):
+        record_relay(call.server, call.system, point["uuid"], "trigger", call.key_name)
+    if not call.server.faults.on("trigger-no-audit"):
+        record_audit(call.server, call.system, call.key_name, "trigger", point["uuid"])
     return ack(point["uuid"])

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
+
 from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
+from reference_server._errors import invalid_fields
 from reference_server.domain import handles
 from reference_server.domain._common import (
     drop_references,
@@ -15,6 +19,30 @@ from reference_server.domain._common import (
 )
 
 _FIELDS = [f for f in schema_fields("Location") if f != "uuid"]
+_COORDINATES = ("latitude", "longitude")
+_MAX_DECIMALS = 15
+
+
+def _check_precision(call: Call) -> None:
+    """422 for a coordinate written with more than 15 decimal places (LOC-FIELD-PRECISION).
+
+    The schema cannot say this and the parsed float has forgotten how the number was
+    written, so the raw request text is read again with exact decimals.
+    """
+    try:
+        written = json.loads(call.request.state.raw_body, parse_float=Decimal)
+    except (AttributeError, UnicodeDecodeError, ValueError):
+        return
+    if not isinstance(written, dict):
+        return
+    errors = {
+        field: f"must have at most {_MAX_DECIMALS} decimal places"
+        for field in _COORDINATES
+        if isinstance(written.get(field), Decimal)
+        and -int(written[field].as_tuple().exponent) > _MAX_DECIMALS
+    }
+    if errors:
+        raise invalid_fields(errors)
 
 
 @handles("listLocations")
@@ -36,6 +64,7 @@ async def get_location(call: Call) -> Response:
 
 @handles("createLocation")
 async def create_location(call: Call) -> Response:
+    _check_precision(call)
     data = {f: call.body.get(f) for f in _FIELDS}
     with unique_or_409("location"):
         uuid = call.server.store.insert(
@@ -47,6 +76,7 @@ async def create_location(call: Call) -> Response:
 @handles("updateLocation")
 async def update_location(call: Call) -> Response:
     record = public(fetch(call, "location", call.path["uuid"]))
+    _check_precision(call)
     given = {f: call.body[f] for f in _FIELDS if f in call.body}
     if call.server.faults.on("location-put-replaces"):
         given = {

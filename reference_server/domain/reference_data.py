@@ -18,6 +18,14 @@ _RESOURCES = {
 }
 
 
+def _list_scope(call: Call) -> str | None:
+    return None if call.server.faults.on("list-leaks-other-system") else call.system
+
+
+def _names(call: Call, name: str) -> dict[str, str]:
+    return {} if call.server.faults.on("duplicate-names-allowed") else {"name": name}
+
+
 def _register(single: str, kind: str, holders: tuple[str, ...], field: str) -> None:
     what = kind.replace("_", " ")
 
@@ -27,7 +35,7 @@ def _register(single: str, kind: str, holders: tuple[str, ...], field: str) -> N
             200,
             [
                 {"uuid": r["uuid"], "name": r["name"]}
-                for r in call.server.store.all(kind, call.system)
+                for r in call.server.store.all(kind, _list_scope(call))
             ],
         )
 
@@ -41,7 +49,7 @@ def _register(single: str, kind: str, holders: tuple[str, ...], field: str) -> N
         name = call.body["name"]
         with unique_or_409(what):
             uuid = call.server.store.insert(
-                kind, call.system, {"name": name}, unique={"name": name}
+                kind, call.system, {"name": name}, unique=_names(call, name)
             )
         return ack(uuid, 201)
 
@@ -51,7 +59,7 @@ def _register(single: str, kind: str, holders: tuple[str, ...], field: str) -> N
         name = call.body["name"]
         with unique_or_409(what):
             call.server.store.replace(
-                kind, record["uuid"], {**public(record), "name": name}, unique={"name": name}
+                kind, record["uuid"], {**public(record), "name": name}, unique=_names(call, name)
             )
         return ack(record["uuid"])
 
@@ -59,7 +67,10 @@ def _register(single: str, kind: str, holders: tuple[str, ...], field: str) -> N
     async def delete(call: Call) -> Response:
         record = fetch(call, kind, call.path["uuid"], what)
         with call.server.store.transaction():
-            drop_references(call, holders, field, record["uuid"])
+            if not (
+                kind == "department" and call.server.faults.on("department-delete-keeps-links")
+            ):
+                drop_references(call, holders, field, record["uuid"])
             call.server.store.delete(kind, record["uuid"])
         return ack(record["uuid"])
 

@@ -61,9 +61,9 @@ async def update_role(call: Call) -> Response:
     return ack(record["uuid"])
 
 
-def _refusal(call: Call, code: int, detail: str) -> Response:
-    if call.server.faults.on("role-delete-http-status"):
-        return reply(code, {"code": code, "reason": detail})
+def _refusal(call: Call, code: int) -> Response:
+    if code == 412 and call.server.faults.on("role-refusal-http-status"):
+        return reply(412, {"code": 412, "reason": "412 - Precondition Failed - role in use"})
     return reply(200, {"code": code, "message": "failed", "uuid": call.path["uuid"]})
 
 
@@ -71,10 +71,10 @@ def _refusal(call: Call, code: int, detail: str) -> Response:
 async def delete_role(call: Call) -> Response:
     record = fetch(call, "role", call.path["uuid"])
     if record.get("_administrator") and not call.server.faults.on("admin-role-deletable"):
-        return _refusal(call, 417, "the administrator role cannot be deleted")
+        return _refusal(call, 417)
     if record.get("default"):
-        return _refusal(call, 424, "the default role cannot be deleted")
+        return _refusal(call, 424)
     if call.server.store.all("user", call.system, lambda u: u.get("role") == record["uuid"]):
-        return _refusal(call, 412, "the role still has accounts")
+        return _refusal(call, 412)
     call.server.store.delete("role", record["uuid"])
     return ack(record["uuid"])

@@ -1,0 +1,266 @@
+"""The HTTP client tests use: one per key, paced, guarded, checked and recorded.
+
+Every exchange goes through :meth:`TargetClient.request`, which (in order) refuses to change a
+record the run did not create, waits for the modelled bucket, encrypts listed fields for an
+encrypting key, sends, honours ``Retry-After`` with doubling, decrypts, applies the global checks,
+registers created records in the ledger, and keeps a redacted transcript for the report.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+import spec
+from harness._checks import Violation, check
+from harness._ledger import Ledger, delete_path_for
+from harness._pacing import Pacer
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+FAILED_AUTH_COST = 400
+MAX_429_RETRIES = 4
+
+
+class SafetyError(AssertionError):
+    """The suite was about to change a record it did not create."""
+
+
+@dataclass
+class Exchange:
+    """One request and its answer, kept for failure evidence."""
+
+    method: str
+    url: str
+    request_headers: dict[str, str]
+    request_body: Any
+    status: int
+    response_headers: dict[str, str]
+    response_body: str
+
+
+@dataclass
+class Session:
+    """What all clients of one run share."""
+
+    base_url: str
+    ledger: Ledger
+    secrets: list[str]
+    violations: list[tuple[str, Violation]] = field(default_factory=list)
+    transcript: list[Exchange] = field(default_factory=list)
+    current_test: str = ""
+    coverage: Counter[str] = field(default_factory=Counter)
+
+    def redact(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
+
+
+def _encode_fields(node: Any, fields: frozenset[str], convert: Callable[[str], str]) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: convert(v)
+            if k in fields and isinstance(v, str)
+            else _encode_fields(v, fields, convert)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_encode_fields(v, fields, convert) for v in node]
+    return node
+
+
+class TargetClient:
+    """Talks to the target with one way of authenticating (a key, or a deliberate bad header)."""
+
+    def __init__(
+        self,
+        session: Session,
+        name: str,
+        header: str | None,
+        pacer: Pacer | None,
+        *,
+        failing: bool = False,
+        encryption: dict[str, Any] | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self.session = session
+        self.name = name
+        self.header = header
+        self.pacer = pacer
+        self.failing = failing
+        self.encryption = encryption
+        self._http = httpx.Client(base_url=session.base_url, timeout=timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+    # -- shortcuts --------------------------------------------------------------------
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("POST", path, **kwargs)
+
+    def put(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("PUT", path, **kwargs)
+
+    def delete(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("DELETE", path, **kwargs)
+
+    # -- the one way out ----------------------------------------------------------------
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        content: bytes | None = None,
+        files: Any = None,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        checks: bool = True,
+        pace: bool = True,
+        retry_429: bool = True,
+        raw: bool = False,
+        allow_foreign: bool = False,
+    ) -> httpx.Response:
+        """Send one request. ``raw`` skips field encryption; ``checks`` the global checks."""
+        found = spec.match(method, urlsplit(path).path)
+        op, path_params = found if found else (None, {})
+        if method.upper() in ("PUT", "DELETE", "POST") and not allow_foreign:
+            self._guard(method, path, op)
+        send_json = json
+        if self.encryption and not raw and json is not None:
+            send_json = _encode_fields(json, self._fields(), self._encrypt)
+        all_headers = dict(headers or {})
+        if self.header is not None and op is not None and op.keyed:
+            all_headers.setdefault("Authorization", self.header)
+        wait, attempts = 1.0, 0
+        while True:
+            if pace and self.pacer is not None and op is not None and op.keyed:
+                self.pacer.acquire(FAILED_AUTH_COST if self.failing else int(op.rate_cost or 0))
+            response = self._http.request(
+                method,
+                path,
+                json=send_json,
+                content=content,
+                files=files,
+                params=params,
+                headers=all_headers,
+            )
+            if response.status_code != 429 or not retry_429 or attempts >= MAX_429_RETRIES:
+                break
+            # Retry-After is a lower bound (buckets are per node); double on each further 429.
+            if self.pacer is not None:
+                self.pacer.drained()
+            advised = response.headers.get("retry-after", "")
+            wait = max(wait * 2 if attempts else 0, float(advised) if advised.isdigit() else wait)
+            time.sleep(wait)
+            attempts += 1
+        if self.encryption and not raw:
+            response = self._decrypted(response)
+        self._record(method, response, json)
+        if op is not None:
+            self.session.coverage[op.operation_id] += 1
+            if checks:
+                self._check(op, json, response)
+            self._register(op, path_params, response)
+        return response
+
+    # -- steps ------------------------------------------------------------------------
+    def _guard(self, method: str, path: str, op: spec.Operation | None) -> None:
+        if op is None or not op.keyed:
+            return
+        if op.method == "POST" and not _UUID.search(path):
+            return
+        for value in _UUID.findall(urlsplit(path).path):
+            if not self.session.ledger.owns(value):
+                raise SafetyError(f"refusing {method} {path}: {value} was not created by this run")
+
+    def _fields(self) -> frozenset[str]:
+        assert self.encryption is not None
+        return frozenset(
+            self.encryption.get("fields") or spec.openapi()["x-default-encrypted-fields"]
+        )
+
+    def _encrypt(self, text: str) -> str:
+        from harness._crypto import encrypt_text
+
+        assert self.encryption is not None
+        return encrypt_text(text, self.encryption["secret"], self.encryption["iv"])
+
+    def _decrypted(self, response: httpx.Response) -> httpx.Response:
+        from harness._crypto import decrypt_text
+
+        assert self.encryption is not None
+        try:
+            body = json.loads(response.content)
+        except ValueError:
+            return response
+        secret, iv = self.encryption["secret"], self.encryption["iv"]
+
+        def convert(text: str) -> str:
+            try:
+                return decrypt_text(text, secret, iv)
+            except ValueError:
+                return text
+
+        plain = _encode_fields(body, self._fields(), convert)
+        return httpx.Response(
+            response.status_code,
+            headers=[(k, v) for k, v in response.headers.items() if k.lower() != "content-length"],
+            content=json.dumps(plain).encode(),
+            request=response.request,
+        )
+
+    def _check(self, op: spec.Operation, body: Any, response: httpx.Response) -> None:
+        violations = check(op, body, response)
+        for violation in violations:
+            self.session.violations.append((self.session.current_test, violation))
+        if violations:
+            raise AssertionError(
+                "global checks failed for "
+                f"{response.request.method} {response.request.url.path} -> {response.status_code}: "
+                + "; ".join(str(v) for v in violations)
+            )
+
+    def _register(
+        self, op: spec.Operation, params: dict[str, str], response: httpx.Response
+    ) -> None:
+        if op.method != "POST" or response.status_code not in (200, 201):
+            return
+        try:
+            body = response.json()
+        except ValueError:
+            return
+        if not isinstance(body, dict):
+            return
+        new = body.get("registrationId") or body.get("uuid")
+        creates = response.status_code == 201 or op.operation_id == "uploadFile"
+        if creates and isinstance(new, str) and _UUID.fullmatch(new):
+            self.session.ledger.register(
+                new, delete_path_for(op, params, new), self.name, op.operation_id
+            )
+
+    def _record(self, method: str, response: httpx.Response, body: Any) -> None:
+        redact = self.session.redact
+        self.session.transcript.append(
+            Exchange(
+                method=method,
+                url=str(response.request.url),
+                request_headers={k: redact(v) for k, v in response.request.headers.items()},
+                request_body=json.loads(redact(json.dumps(body))) if body is not None else None,
+                status=response.status_code,
+                response_headers=dict(response.headers),
+                response_body=redact(response.text[:4000]),
+            )
+        )
+        del self.session.transcript[:-50]

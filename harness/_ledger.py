@@ -1,0 +1,92 @@
+"""The cleanup ledger: every record a run creates, deleted again at the end, newest first."""
+
+from __future__ import annotations
+
+import threading
+import uuid as uuidlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import httpx
+
+import spec
+
+
+@dataclass(frozen=True)
+class Entry:
+    uuid: str
+    delete_path: str | None
+    key: str
+    label: str
+
+
+def delete_path_for(
+    create: spec.Operation, path_params: dict[str, str], new_uuid: str
+) -> str | None:
+    """The concrete path that deletes what ``create`` made, from the spec's own paths."""
+    parent = create.path
+    candidates = [parent, parent.rsplit("/", 1)[0]]  # POST /files/upload -> DELETE /files/{uuid}
+    for op in spec.operations():
+        if op.method != "DELETE":
+            continue
+        base, _, last = op.path.rpartition("/")
+        if base in candidates and last.startswith("{"):
+            concrete = base
+            for name, value in path_params.items():
+                concrete = concrete.replace("{" + name + "}", value)
+            return f"{concrete}/{new_uuid}"
+    return None
+
+
+class Ledger:
+    """Remembers what the run created; only those records may be changed or deleted."""
+
+    def __init__(self) -> None:
+        self._entries: list[Entry] = []
+        self._mine: set[str] = set()
+        self._lock = threading.Lock()
+
+    def register(self, uuid: str, delete_path: str | None, key: str, label: str) -> None:
+        with self._lock:
+            self._entries.append(Entry(uuid, delete_path, key, label))
+            self._mine.add(uuid.lower())
+
+    def fresh_uuid(self) -> str:
+        """A UUID no record has: safe to address in not-found tests."""
+        value = str(uuidlib.uuid4())
+        with self._lock:
+            self._mine.add(value)
+        return value
+
+    def owns(self, uuid: str) -> bool:
+        return uuid.lower() in self._mine
+
+    def forget(self, uuid: str) -> None:
+        """The record is gone already (a test deleted it)."""
+        with self._lock:
+            self._entries = [e for e in self._entries if e.uuid.lower() != uuid.lower()]
+
+    @property
+    def pending(self) -> list[Entry]:
+        return list(self._entries)
+
+    def cleanup(self, send: Callable[[Entry], httpx.Response]) -> list[str]:
+        """Delete newest first (children before parents); return what could not be removed."""
+        problems: list[str] = []
+        with self._lock:
+            entries, self._entries = list(reversed(self._entries)), []
+        for entry in entries:
+            if entry.delete_path is None:
+                problems.append(f"{entry.label} {entry.uuid}: the API offers no delete")
+                continue
+            try:
+                response = send(entry)
+            except httpx.HTTPError as exc:
+                problems.append(f"{entry.label} {entry.uuid}: {exc}")
+                continue
+            # 404: removed already (a cascade, or the test deleted it); 409: ended already.
+            if response.status_code not in (200, 204, 404, 409):
+                problems.append(
+                    f"{entry.label} {entry.uuid}: delete answered {response.status_code}"
+                )
+        return problems

@@ -1,0 +1,170 @@
+"""Target profiles: YAML with ``${ENV}`` values, checked against ``profile.schema.json``.
+
+A profile that does not load or does not validate raises :class:`ProfileError`, whose message
+is one line naming the field, so the run stops before any test with an answer a person can act on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+_SCHEMA = json.loads((Path(__file__).with_name("profile.schema.json")).read_text(encoding="utf-8"))
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+DOCUMENTED_BUCKET = {"capacity": 2000, "refill_per_minute": 800}
+# Profile values that are addresses, names or identifiers rather than secrets.
+_PUBLIC_FIELDS = frozenset(
+    {
+        "name",
+        "base_url",
+        "url",
+        "listen",
+        "public_url",
+        "uuid",
+        "access_control_point",
+        "access_control_list",
+        "administrator",
+        "default",
+        "ordinary",
+        "fields",
+    }
+)
+
+
+class ProfileError(Exception):
+    """The profile cannot be used; ``str(error)`` is one line naming the field."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A validated target profile."""
+
+    data: dict[str, Any]
+    source: str = "<embedded>"
+    _keys: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.data["name"]
+
+    @property
+    def base_url(self) -> str:
+        return self.data["base_url"].rstrip("/")
+
+    def key(self, name: str) -> str | None:
+        """The API key value configured under ``keys.<name>`` (``encrypted`` gives its key)."""
+        value = self.data["keys"].get(name)
+        return value["key"] if isinstance(value, dict) else value
+
+    def has_key(self, name: str) -> bool:
+        return self.key(name) is not None
+
+    def section(self, name: str) -> dict[str, Any] | None:
+        return self.data.get(name)
+
+    def bucket(self, key_name: str) -> dict[str, int]:
+        """What the target enforces for this key (the documented bucket unless overridden)."""
+        limits = self.data.get("rate_limits") or {}
+        per_key = (limits.get("per_key") or {}).get(key_name)
+        return per_key or limits.get("default") or DOCUMENTED_BUCKET
+
+    def unauthenticated_bucket(self) -> dict[str, int]:
+        limits = self.data.get("rate_limits") or {}
+        return limits.get("unauthenticated") or limits.get("default") or DOCUMENTED_BUCKET
+
+    @property
+    def physical_allowed(self) -> bool:
+        return bool((self.data.get("allow") or {}).get("physical", False))
+
+    def secrets(self) -> list[str]:
+        """Every secret value in the profile, for redacting transcripts."""
+        found: list[str] = []
+
+        def walk(node: Any, key: str = "") -> None:
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    walk(v, k)
+            elif isinstance(node, str) and key not in _PUBLIC_FIELDS and len(node) >= 8:
+                found.append(node)
+
+        walk(self.data)
+        return found
+
+
+def _interpolate(node: Any, where: str) -> Any:
+    if isinstance(node, dict):
+        return {k: _interpolate(v, f"{where}.{k}" if where else str(k)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_interpolate(v, f"{where}[{i}]") for i, v in enumerate(node)]
+    if isinstance(node, str):
+
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in os.environ:
+                raise ProfileError(f"profile field {where}: environment variable {name} is not set")
+            return os.environ[name]
+
+        return _ENV.sub(replace, node)
+    return node
+
+
+def _field_of(error: jsonschema.ValidationError) -> str:
+    path = ".".join(str(p) for p in error.absolute_path)
+    if error.validator == "required":
+        missing = error.message.split("'")[1]
+        path = f"{path}.{missing}" if path else missing
+    if error.validator == "additionalProperties":
+        extra = re.findall(r"'([^']+)'", error.message)
+        name = extra[0] if extra else "?"
+        return f"{path}.{name}" if path else name
+    return path or "(top level)"
+
+
+def _reason(error: jsonschema.ValidationError) -> str:
+    reasons = {
+        "required": "is required",
+        "additionalProperties": "is not a known profile field",
+        "pattern": "has the wrong format",
+        "type": f"must be of type {error.validator_value}",
+        "minLength": "is too short",
+        "maxLength": "is too long",
+        "minimum": f"must be at least {error.validator_value}",
+        "enum": "is not one of " + ", ".join(map(str, error.validator_value or [])),
+        "propertyNames": "names an unknown key",
+    }
+    return reasons.get(str(error.validator), "is not valid")
+
+
+def validate(data: Any, source: str = "<profile>") -> Profile:
+    """Interpolate and validate a parsed profile."""
+    if not isinstance(data, dict):
+        raise ProfileError(f"{source}: a profile is a YAML mapping")
+    data = _interpolate(data, "")
+    validator = jsonschema.Draft202012Validator(_SCHEMA)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        raise ProfileError(f"{source}: profile field {_field_of(error)} {_reason(error)}")
+    return Profile(data=data, source=source)
+
+
+def load(path: str | os.PathLike[str]) -> Profile:
+    """Read, interpolate and validate a profile file."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ProfileError(f"{source}: cannot read the profile ({exc.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise ProfileError(f"{source}: the profile is not valid YAML{where}") from None
+    return validate(data, source)

@@ -1,0 +1,233 @@
+"""The certification report: per-rule verdicts of a run, as ``report.json`` and ``report.html``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import html
+import json
+from collections import Counter, defaultdict
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+import spec
+
+if TYPE_CHECKING:
+    from harness._run import Run
+
+
+def _file_hash(name: str) -> str:
+    path = Path(spec.__file__).parent / name
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _version() -> str:
+    try:
+        return metadata.version("amws-conformance")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class Collector:
+    """A pytest plugin object that remembers every test's rules and outcome."""
+
+    def __init__(self, directory: str | None) -> None:
+        self.directory = Path(directory) if directory else None
+        self.tests: dict[str, dict[str, Any]] = {}
+        self.summary_line = ""
+
+    def collected(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            rules = [r for m in item.iter_markers("rule") for r in m.args]
+            self.tests[item.nodeid] = {"rules": rules, "outcome": "not-run", "reason": None}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        entry = self.tests.setdefault(
+            report.nodeid, {"rules": [], "outcome": "not-run", "reason": None}
+        )
+        if report.skipped and report.when in ("setup", "call"):
+            reason = (
+                report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            )
+            entry.update(outcome="skipped", reason=reason.removeprefix("Skipped: "))
+        elif report.failed:
+            entry.update(outcome="failed", reason=report.longreprtext[-3000:])
+            for name, value in report.user_properties:
+                if name == "transcript":
+                    entry["transcript"] = value
+        elif report.when == "call" and entry["outcome"] != "failed":
+            entry.update(outcome="passed")
+
+    # -- verdicts ---------------------------------------------------------------------
+    def verdicts(self, run: Run) -> dict[str, dict[str, Any]]:
+        by_rule: dict[str, list[str]] = defaultdict(list)
+        for nodeid, entry in self.tests.items():
+            for rule in entry["rules"]:
+                by_rule[rule].append(nodeid)
+        global_failures: dict[str, list[str]] = defaultdict(list)
+        if run.session is not None:
+            for nodeid, violation in run.session.violations:
+                global_failures[violation.rule].append(f"{nodeid}: {violation.message}")
+        verdicts: dict[str, dict[str, Any]] = {}
+        for rule in spec.rules():
+            tests = by_rule.get(rule.id, [])
+            outcomes = [self.tests[t]["outcome"] for t in tests]
+            if global_failures.get(rule.id) or "failed" in outcomes:
+                verdict = "failed"
+            elif "passed" in outcomes:
+                verdict = "passed"
+            elif "skipped" in outcomes:
+                verdict = "skipped"
+            else:
+                verdict = "not-run"
+            skips = sorted(
+                {self.tests[t]["reason"] for t in tests if self.tests[t]["outcome"] == "skipped"}
+            )
+            verdicts[rule.id] = {
+                "verdict": verdict,
+                "level": rule.level,
+                "source": rule.source,
+                "title": rule.title,
+                "tests": tests,
+                "skip_reasons": skips,
+                "global_check_failures": global_failures.get(rule.id, [])[:5],
+            }
+        return verdicts
+
+    def document(self, run: Run, session: pytest.Session) -> dict[str, Any]:
+        verdicts = self.verdicts(run)
+        normative = {k: v for k, v in verdicts.items() if v["level"] == "normative"}
+        counts = Counter(v["verdict"] for v in normative.values())
+        conformant = bool(normative) and counts["passed"] == len(normative)
+        coverage = Counter()
+        if run.session is not None:
+            coverage.update(run.session.coverage)
+        failures = {
+            nodeid: {
+                "reason": e["reason"],
+                "rules": e["rules"],
+                "transcript": e.get("transcript", []),
+            }
+            for nodeid, e in self.tests.items()
+            if e["outcome"] == "failed"
+        }
+        informative = [
+            nodeid
+            for nodeid, e in self.tests.items()
+            if e["rules"] and all(verdicts.get(r, {}).get("level") == "assumed" for r in e["rules"])
+        ]
+        return {
+            "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "suite": {"name": "amws-conformance", "version": _version()},
+            "spec": {
+                "openapi_version": spec.openapi()["info"]["version"],
+                "openapi_sha256": _file_hash("openapi.yaml"),
+                "rules_sha256": _file_hash("rules.yaml"),
+            },
+            "target": run.describe(),
+            "verdict": "conformant" if conformant else "not conformant",
+            "normative_summary": {
+                k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "not-run")
+            },
+            "rules": verdicts,
+            "failures": failures,
+            "informative_tests": informative,
+            "coverage": {
+                op.operation_id: coverage.get(op.operation_id, 0) for op in spec.operations()
+            },
+            "cleanup_problems": run.cleanup_problems,
+            "exit_status": int(session.exitstatus),
+        }
+
+    def write(self, run: Run, session: pytest.Session) -> None:
+        if not any(e["rules"] for e in self.tests.values()):
+            return
+        document = self.document(run, session)
+        s = document["normative_summary"]
+        self.summary_line = (
+            f"AMWS conformance: {document['verdict']} — normative rules passed {s['passed']}, "
+            f"failed {s['failed']}, skipped {s['skipped']}, not run {s['not-run']}"
+        )
+        if self.directory is None:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / "report.json").write_text(
+            json.dumps(document, indent=2), encoding="utf-8"
+        )
+        (self.directory / "report.html").write_text(render_html(document), encoding="utf-8")
+
+
+_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#222}
+h1{margin:0 0 .2rem}
+.verdict{font-size:1.4rem;padding:.4rem .8rem;border-radius:6px;display:inline-block}
+.ok{background:#d8f5d8} .bad{background:#f9d6d6} table{border-collapse:collapse;margin:1rem 0}
+td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
+.passed{color:#176b17} .failed{color:#b00020;font-weight:600}
+.skipped{color:#8a6d00} .not-run{color:#666}
+pre{background:#f6f6f6;padding:.5rem;white-space:pre-wrap;max-height:24rem;overflow:auto}
+"""
+
+
+def _table(rows: list[list[str]], head: list[str]) -> str:
+    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
+    return "".join(out) + "</table>"
+
+
+def render_html(doc: dict[str, Any]) -> str:
+    """A self-contained page: verdict, tables per document and resource, failures with evidence."""
+    esc = html.escape
+    rules = doc["rules"]
+
+    def tally(group_of: Any) -> str:
+        groups: dict[str, Counter] = defaultdict(Counter)
+        for rule_id, v in rules.items():
+            if v["level"] == "normative":
+                groups[group_of(rule_id, v)][v["verdict"]] += 1
+        rows = [
+            [esc(g)] + [str(c.get(k, 0)) for k in ("passed", "failed", "skipped", "not-run")]
+            for g, c in sorted(groups.items())
+        ]
+        return _table(rows, ["group", "passed", "failed", "skipped", "not run"])
+
+    good = doc["verdict"] == "conformant"
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>AMWS conformance report</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>AMWS conformance report</h1><p>{esc(str(doc['target']['name']))} — "
+        f"{esc(str(doc['target']['base_url']))} — {esc(doc['generated_at'])}</p>",
+        f"<div class='verdict {'ok' if good else 'bad'}'>{esc(doc['verdict'])}</div>",
+        "<h2>Normative rules per document</h2>",
+        tally(lambda _id, v: v["source"].split(" §")[0]),
+        "<h2>Normative rules per resource</h2>",
+        tally(lambda rule_id, _v: rule_id.split("-")[0]),
+        "<h2>Failures</h2>",
+    ]
+    if not doc["failures"]:
+        parts.append("<p>None.</p>")
+    for nodeid, failure in doc["failures"].items():
+        parts.append(f"<h3>{esc(nodeid)}</h3><p>rules: {esc(', '.join(failure['rules']))}</p>")
+        parts.append(f"<pre>{esc(failure['reason'] or '')}</pre>")
+        for exchange in failure["transcript"]:
+            parts.append(f"<pre>{esc(json.dumps(exchange, indent=1)[:3000])}</pre>")
+    rows = [
+        [
+            esc(rule_id),
+            f"<span class='{v['verdict']}'>{esc(v['verdict'])}</span>",
+            esc(v["level"]),
+            esc(v["source"]),
+            esc(v["title"]),
+            esc("; ".join(v["skip_reasons"])),
+        ]
+        for rule_id, v in rules.items()
+    ]
+    parts += [
+        "<h2>All rules</h2>",
+        _table(rows, ["rule", "verdict", "level", "source", "title", "skips"]),
+    ]
+    parts.append("</body></html>")
+    return "".join(parts)

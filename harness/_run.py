@@ -1,0 +1,155 @@
+"""One conformance run: the target, its clients, the ledger, and what the report needs."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from harness._client import Session, TargetClient
+from harness._embedded import EmbeddedServer
+from harness._ledger import Entry, Ledger
+from harness._pacing import Pacer
+from harness._profile import Profile, load
+
+BAD_HEADERS = {
+    # Deliberately failing ways to authenticate, each with its own pacing (400 units a try).
+    "missing": None,
+    "short": "k" * 32,
+    "long": "k" * 300,
+}
+
+
+def _workers() -> int:
+    return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+
+
+@dataclass
+class Run:
+    """Lazily starts the embedded server, and owns every client of the run."""
+
+    target: str | None
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    allow_physical: bool = False
+    seed: int = 0
+    reference_faults: tuple[str, ...] = ()
+    profile: Profile | None = None
+    session: Session | None = None
+    cleanup_problems: list[str] = field(default_factory=list)
+    _embedded: EmbeddedServer | None = None
+    _clients: dict[str, TargetClient] = field(default_factory=dict)
+    _pacers: dict[str, Pacer] = field(default_factory=dict)
+    started: bool = False
+
+    def load_profile(self) -> Profile | None:
+        """Validate an explicit profile early (a bad one stops the run before any test)."""
+        if self.target is not None and self.profile is None:
+            self.profile = load(self.target)
+        return self.profile
+
+    def start(self) -> Profile:
+        if self.started:
+            assert self.profile is not None
+            return self.profile
+        if self.target is None:
+            self._embedded = EmbeddedServer(self.reference_faults)
+            self.profile = self._embedded.start()
+        profile = self.load_profile()
+        assert profile is not None
+        self.session = Session(
+            base_url=profile.base_url, ledger=Ledger(), secrets=profile.secrets()
+        )
+        self.started = True
+        return profile
+
+    @property
+    def physical_allowed(self) -> bool:
+        return self.allow_physical or bool(self.profile and self.profile.physical_allowed)
+
+    def _pacer(self, bucket: str, size: dict[str, int]) -> Pacer:
+        if bucket not in self._pacers:
+            self._pacers[bucket] = Pacer(
+                size["capacity"], size["refill_per_minute"], share=_workers()
+            )
+        return self._pacers[bucket]
+
+    def client(self, name: str) -> TargetClient | None:
+        """The client of a key, or of a deliberately bad header; ``None`` if not configured."""
+        profile = self.start()
+        assert self.session is not None
+        if name in self._clients:
+            return self._clients[name]
+        if name in BAD_HEADERS:
+            header = BAD_HEADERS[name]
+            pacer = self._pacer("unauthenticated", profile.unauthenticated_bucket())
+            client = TargetClient(self.session, name, header, pacer, failing=True)
+        else:
+            value = profile.key(name)
+            if value is None:
+                return None
+            failing = name == "disabled"
+            encryption = profile.data["keys"][name] if name == "encrypted" else None
+            pacer = None if name == "rate_limit" else self._pacer(name, profile.bucket(name))
+            client = TargetClient(
+                self.session, name, value, pacer, failing=failing, encryption=encryption
+            )
+        self._clients[name] = client
+        return client
+
+    def control(self) -> httpx.Client | None:
+        profile = self.start()
+        control = profile.section("control")
+        if not control:
+            return None
+        return httpx.Client(
+            base_url=control["url"].rstrip("/"),
+            headers={"Authorization": f"Bearer {control['token']}"},
+            timeout=30,
+        )
+
+    def units_spent(self) -> dict[str, int]:
+        return {name: pacer.spent for name, pacer in self._pacers.items()}
+
+    @contextmanager
+    def cleanup_client(self, entry: Entry) -> Iterator[TargetClient]:
+        client = self.client(entry.key) or self.client("full")
+        assert client is not None
+        yield client
+
+    def cleanup(self) -> None:
+        """Delete what the run created (newest first); idempotent."""
+        if self.session is None:
+            return
+
+        def send(entry: Entry) -> httpx.Response:
+            with self.cleanup_client(entry) as client:
+                return client.request(
+                    "DELETE", entry.delete_path or "", checks=False, allow_foreign=True
+                )
+
+        self.cleanup_problems += self.session.ledger.cleanup(send)
+
+    def stop(self) -> None:
+        try:
+            self.cleanup()
+        finally:
+            for client in self._clients.values():
+                client.close()
+            self._clients.clear()
+            if self._embedded is not None:
+                self._embedded.stop()
+                self._embedded = None
+
+    def describe(self) -> dict[str, Any]:
+        profile = self.profile
+        return {
+            "name": profile.name if profile else None,
+            "base_url": profile.base_url if profile else None,
+            "embedded": self.target is None,
+            "run_id": self.run_id,
+        }

@@ -1,0 +1,291 @@
+"""The pytest plugin: options, markers, fixtures, skip reasons and the certification report.
+
+Loaded through the ``pytest11`` entry point and by the repository's root ``conftest.py``.
+Nothing starts until a test asks for the target, so the project's own tests never pay for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+import spec
+from harness._client import TargetClient
+from harness._preflight import PreflightError
+from harness._preflight import run as preflight
+from harness._profile import Profile, ProfileError
+from harness._report import Collector
+from harness._run import Run
+from fixtures import Factories
+
+RUN_KEY = pytest.StashKey[Run]()
+COLLECTOR_KEY = pytest.StashKey[Collector]()
+MARKERS = {
+    "rule(*ids)": "the rule ids of spec/rules.yaml this test verifies",
+    "requires(capability)": "skip unless the profile configures it (a key name, control, "
+    "virtual_reader, unattached_reader, webhooks, roles, destructive)",
+    "physical": "opens a door or fires a relay; runs only with allow.physical or --allow-physical",
+    "rate_limit": "exhausts a rate-limit bucket (uses the rate_limit key)",
+    "webhooks": "needs the webhook receiver",
+    "slow": "takes seconds, not milliseconds",
+}
+NOT_CONFIGURED = "not configured"
+NOT_ALLOWED = "not allowed"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("amws", "AMWS conformance")
+    group.addoption(
+        "--target",
+        metavar="PROFILE",
+        default=None,
+        help="target profile (YAML); without it the embedded reference server is started",
+    )
+    group.addoption(
+        "--conformance-report",
+        metavar="DIR",
+        default=None,
+        help="write report.json and report.html to DIR",
+    )
+    group.addoption(
+        "--allow-physical",
+        action="store_true",
+        default=False,
+        help="allow tests that open doors or fire relays on the target",
+    )
+    group.addoption("--run-id", default=None, help="prefix of every name the run creates")
+    group.addoption(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the payload factories (printed in the header; replays a run's data)",
+    )
+    group.addoption(
+        "--reference-fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="start the embedded reference server with this fault (self-check)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for marker, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{marker}: {text}")
+    run = Run(
+        target=config.getoption("--target"),
+        allow_physical=config.getoption("--allow-physical"),
+        reference_faults=tuple(config.getoption("--reference-fault")),
+    )
+    if config.getoption("--run-id"):
+        run.run_id = config.getoption("--run-id")
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker:
+        run.run_id = f"{run.run_id}-{worker}"
+    try:
+        run.load_profile()
+    except ProfileError as error:
+        raise pytest.UsageError(str(error)) from None
+    run.seed = config.getoption("--seed")
+    if run.seed is None:
+        run.seed = int(run.run_id[:8], 16) if all(c in "0123456789abcdef" for c in run.run_id[:8]) else 0
+    config.stash[RUN_KEY] = run
+    collector = Collector(config.getoption("--conformance-report"))
+    config.stash[COLLECTOR_KEY] = collector
+    config.pluginmanager.register(collector, "amws-collector")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    known = {rule.id for rule in spec.rules()}
+    for item in items:
+        for marker in item.iter_markers("rule"):
+            unknown = [r for r in marker.args if r not in known]
+            if unknown:
+                raise pytest.UsageError(f"{item.nodeid} names unknown rule(s) {', '.join(unknown)}")
+    config.stash[COLLECTOR_KEY].collected(items)
+
+
+def _rules_of(item: pytest.Item) -> list[str]:
+    return [r for marker in item.iter_markers("rule") for r in marker.args]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    run = item.config.stash[RUN_KEY]
+    needs = [m.args[0] for m in item.iter_markers("requires") if m.args]
+    physical = item.get_closest_marker("physical") is not None
+    if not needs and not physical and not _uses_target(item):
+        return
+    profile = _started(run)
+    for capability in needs:
+        if not _has(run, profile, capability):
+            pytest.skip(f"{NOT_CONFIGURED}: the profile has no {_where(capability)}")
+    if physical and not run.physical_allowed:
+        pytest.skip(f"{NOT_ALLOWED}: physical actions are off (allow.physical or --allow-physical)")
+    if run.session is not None:
+        run.session.current_test = item.nodeid
+
+
+def _uses_target(item: pytest.Item) -> bool:
+    return "amws_run" in getattr(item, "fixturenames", ())
+
+
+def _where(capability: str) -> str:
+    if capability in (
+        "full",
+        "readonly",
+        "none",
+        "disabled",
+        "other_system",
+        "rate_limit",
+        "encrypted",
+    ):
+        return f"keys.{capability}"
+    if capability == "destructive":
+        return "permission to change records it did not create (a control plane)"
+    return capability
+
+
+def _has(run: Run, profile: Profile, capability: str) -> bool:
+    if capability in (
+        "full",
+        "readonly",
+        "none",
+        "disabled",
+        "other_system",
+        "rate_limit",
+        "encrypted",
+    ):
+        return profile.has_key(capability)
+    if capability == "destructive":
+        # Only a target whose state is ours to break (the reference server) allows refusal
+        # tests that address foreign records such as the administrator role.
+        return profile.section("control") is not None
+    if capability == "webhooks":
+        webhooks = profile.section("webhooks") or {}
+        return profile.section("control") is not None or "listen" in webhooks
+    return bool(profile.section(capability))
+
+
+def _started(run: Run) -> Profile:
+    if run.started:
+        assert run.profile is not None
+        return run.profile
+    try:
+        profile = run.start()
+        preflight(profile, run.run_id)
+    except ProfileError as error:
+        pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
+    except PreflightError as error:
+        pytest.exit(f"preflight: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    except httpx.HTTPError as error:
+        pytest.exit(
+            f"preflight: the target is unreachable ({error})",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+    return profile
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    report.user_properties.append(("rules", _rules_of(item)))
+    run = item.config.stash[RUN_KEY]
+    if report.failed and run.session is not None:
+        exchanges = [vars(e) for e in run.session.transcript[-3:]]
+        report.user_properties.append(("transcript", exchanges))
+    if run.session is not None:
+        run.session.transcript.clear()
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    run = session.config.stash.get(RUN_KEY, None)
+    if run is None:
+        return
+    try:
+        run.stop()
+    finally:
+        collector = session.config.stash[COLLECTOR_KEY]
+        if run.cleanup_problems:
+            session.config.get_terminal_writer().line(
+                "cleanup left records behind: " + "; ".join(run.cleanup_problems), red=True
+            )
+        collector.write(run, session)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    collector = config.stash.get(COLLECTOR_KEY, None)
+    if collector is not None and collector.summary_line:
+        terminalreporter.write_line(collector.summary_line)
+
+
+# -- fixtures (users may override any of them in their own conftest.py) -----------------
+@pytest.fixture(scope="session")
+def amws_run(request: pytest.FixtureRequest) -> Run:
+    """The run: profile, clients and ledger; starts the embedded server on first use."""
+    run = request.config.stash[RUN_KEY]
+    _started(run)
+    return run
+
+
+@pytest.fixture(scope="session")
+def profile(amws_run: Run) -> Profile:
+    assert amws_run.profile is not None
+    return amws_run.profile
+
+
+@pytest.fixture(scope="session")
+def run_id(amws_run: Run) -> str:
+    return amws_run.run_id
+
+
+@pytest.fixture(scope="session")
+def client(amws_run: Run) -> Callable[[str], TargetClient]:
+    """``client("readonly")``: the client of a key (or ``missing``/``short``/``long`` header)."""
+
+    def get(name: str) -> TargetClient:
+        found = amws_run.client(name)
+        if found is None:
+            pytest.skip(f"{NOT_CONFIGURED}: the profile has no keys.{name}")
+        return found
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def api(client: Callable[[str], TargetClient]) -> TargetClient:
+    """The ``full`` key's client."""
+    return client("full")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    run = config.stash.get(RUN_KEY, None)
+    if run is None:
+        return []
+    target = run.target or "embedded reference server"
+    return [f"amws: target {target}, run id {run.run_id}, seed {run.seed}"]
+
+
+@pytest.fixture(scope="session")
+def factories(amws_run: Run) -> Factories:
+    """Payload factories seeded from the run (replay with ``--seed``)."""
+    return Factories(amws_run.seed, amws_run.run_id)
+
+
+@pytest.fixture(scope="session")
+def ledger(amws_run: Run) -> Any:
+    assert amws_run.session is not None
+    return amws_run.session.ledger
+
+
+@pytest.fixture(scope="session")
+def control(amws_run: Run) -> Iterator[httpx.Client]:
+    """The reference server's control plane; tests that need it skip elsewhere."""
+    found = amws_run.control()
+    if found is None:
+        pytest.skip(f"{NOT_CONFIGURED}: the profile has no control plane")
+    with found:
+        yield found

@@ -1,0 +1,281 @@
+"""Staged uploads: the multipart upload, its delete, and the hand-over to a record as its photo.
+
+An upload is judged by its bytes alone (Pillow must recognise JPEG or PNG and decode the whole
+image), kept as a "staged_file" for 24 hours on the server clock, and refused when the same
+bytes are already staged in the system. A person or user create or update turns a staged file
+into a "photo" record through :func:`claim`; from then on the staged entry is gone, so a later
+delete of the upload id answers 404 and never touches the photo.
+
+Record formats (store kinds owned here):
+
+- ``staged_file``: ``_sha256`` (hex), ``_format`` ("JPEG" or "PNG"), ``_expires`` (epoch
+  seconds, server clock), ``_blob`` (id of its bytes). Unique: ``sha256``.
+- ``staged_bytes``: ``_data`` (Base64 of the upload), apart so that listing staged files to
+  purge the expired ones never loads image data.
+- ``photo``: ``_jpeg`` and ``_thumbnail`` (Base64 JPEG bytes), ``_upload`` (the staged id it came
+  from), ``_sha256`` of the upload.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+from typing import Any
+
+from PIL import Image, ImageOps
+from python_multipart.exceptions import FormParserError
+from python_multipart.multipart import MultipartParser, parse_options_header
+from starlette.responses import Response
+
+from reference_server._call import Call, ack
+from reference_server._errors import ApiError, invalid_fields, not_found
+from reference_server._state import Server
+from reference_server.domain import handles
+from reference_server.faults import Faults
+from reference_server.store import Duplicate, Record
+
+STAGED_LIFETIME_SECONDS = 24 * 3600  # our choice (rules: FILE-STAGED-EXPIRY)
+THUMBNAIL_BOX = (160, 160)
+# Part of the safety scan: a small file may still claim an enormous canvas (decompression bomb).
+MAX_PIXELS = 50_000_000
+# Pillow names a multi-picture JPEG "MPO"; it is still a JPEG file.
+_ACCEPTED = {"MPO": "JPEG"}
+
+
+# -- multipart ---------------------------------------------------------------------------------
+def _parts(content_type: str, body: bytes) -> list[tuple[dict[bytes, bytes], bytes]]:
+    """Every part of a multipart/form-data body as (Content-Disposition options, bytes)."""
+    mime, options = parse_options_header(content_type)
+    if mime != b"multipart/form-data" or not options.get(b"boundary"):
+        raise ApiError(400, "the upload must be multipart/form-data with a boundary")
+    parts: list[tuple[dict[bytes, bytes], bytes]] = []
+    state: dict[str, Any] = {}
+
+    def begin() -> None:
+        state.update(headers={}, field=b"", value=b"", data=bytearray())
+
+    def header_field(data: bytes, start: int, end: int) -> None:
+        state["field"] += data[start:end]
+
+    def header_value(data: bytes, start: int, end: int) -> None:
+        state["value"] += data[start:end]
+
+    def header_end() -> None:
+        state["headers"][state["field"].lower()] = state["value"]
+        state["field"], state["value"] = b"", b""
+
+    def part_data(data: bytes, start: int, end: int) -> None:
+        state["data"] += data[start:end]
+
+    def part_end() -> None:
+        _, disposition = parse_options_header(state["headers"].get(b"content-disposition"))
+        parts.append((disposition, bytes(state["data"])))
+
+    parser = MultipartParser(
+        options[b"boundary"],
+        {
+            "on_part_begin": begin,
+            "on_header_field": header_field,
+            "on_header_value": header_value,
+            "on_header_end": header_end,
+            "on_part_data": part_data,
+            "on_part_end": part_end,
+        },
+    )
+    try:
+        parser.write(body)
+        parser.finalize()
+    except (FormParserError, ValueError):
+        raise ApiError(400, "the multipart body cannot be read") from None
+    return parts
+
+
+def _file_bytes(call: Call) -> bytes:
+    content_type = call.request.headers.get("content-type", "")
+    raw: bytes = getattr(call.request.state, "raw_body", b"")
+    for disposition, data in _parts(content_type, raw):
+        if disposition.get(b"name") == b"file":
+            if not data:
+                raise ApiError(400, "the file is empty")
+            return data
+    raise ApiError(400, "no part named file")
+
+
+# -- images ------------------------------------------------------------------------------------
+def image_format(data: bytes, extra: tuple[str, ...] = ()) -> str:
+    """The format ("JPEG" or "PNG") of bytes that decode completely as an image; else 400.
+
+    The type comes from the content (never the part's declared type or name), and the whole
+    image is decoded, which is our reading of the documented safety scan. ``extra`` widens the
+    accepted formats (only the fault catalogue uses it).
+    """
+    formats = ("JPEG", "PNG", *extra)
+    try:
+        with Image.open(io.BytesIO(data), formats=formats) as probe:
+            kind = _ACCEPTED.get(probe.format or "", probe.format or "")
+            width, height = probe.size
+            probe.verify()
+        if width * height > MAX_PIXELS:
+            raise ApiError(400, "the image failed the safety scan")
+        with Image.open(io.BytesIO(data), formats=formats) as full:
+            full.load()
+    except ApiError:
+        raise
+    except Image.UnidentifiedImageError:
+        raise ApiError(400, "only JPEG and PNG images are accepted") from None
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        raise ApiError(400, "the image failed the safety scan") from None
+    if kind not in formats:
+        raise ApiError(400, "only JPEG and PNG images are accepted")
+    return kind
+
+
+def _as_rgb(image: Image.Image) -> Image.Image:
+    """Flatten transparency onto white: JPEG has no alpha channel."""
+    image = ImageOps.exif_transpose(image)
+    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
+        rgba = image.convert("RGBA")
+        canvas = Image.new("RGB", rgba.size, "white")
+        canvas.paste(rgba, mask=rgba.getchannel("A"))
+        return canvas
+    return image.convert("RGB")
+
+
+def _jpeg(image: Image.Image, quality: int) -> bytes:
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=quality, optimize=True)
+    return out.getvalue()
+
+
+def render(data: bytes, fmt: str, faults: Faults | None = None) -> tuple[bytes, bytes]:
+    """The stored photo (a JPEG rendition; JPEG uploads are kept as sent) and its thumbnail."""
+    with Image.open(io.BytesIO(data)) as source:
+        source.load()
+        rgb = _as_rgb(source)
+    photo = data if fmt == "JPEG" else _jpeg(rgb, 90)
+    if faults is not None and faults.on("thumbnail-is-full-image"):
+        return photo, photo
+    small = rgb.copy()
+    small.thumbnail(THUMBNAIL_BOX, Image.Resampling.LANCZOS)
+    return photo, _jpeg(small, 80)
+
+
+# -- staging -----------------------------------------------------------------------------------
+def _expired(server: Server, record: Record) -> bool:
+    if server.faults.on("staged-never-expires"):
+        return False
+    return server.clock.timestamp() >= float(record["_expires"])
+
+
+def _discard(server: Server, record: Record) -> None:
+    with server.store.transaction():
+        server.store.delete("staged_bytes", record["_blob"])
+        server.store.delete("staged_file", record["uuid"])
+
+
+def _purge_expired(server: Server, system: str) -> None:
+    """Drop this system's expired staged files, freeing their bytes for a new upload."""
+    for record in server.store.all("staged_file", system, lambda r: _expired(server, r)):
+        _discard(server, record)
+
+
+def staged(server: Server, system: str, uuid: str) -> Record | None:
+    """The system's staged file that is still waiting to be claimed, or ``None``."""
+    record = server.store.get("staged_file", uuid, system)
+    if record is None:
+        return None
+    if _expired(server, record):
+        _discard(server, record)
+        return None
+    return record
+
+
+def _staged_bytes(server: Server, record: Record) -> bytes:
+    blob = server.store.get("staged_bytes", record["_blob"]) or {}
+    return base64.b64decode(blob.get("_data", ""))
+
+
+@handles("uploadFile")
+async def upload_file(call: Call) -> Response:
+    data = _file_bytes(call)
+    fmt = image_format(data, ("GIF",) if call.server.faults.on("upload-accepts-gif") else ())
+    digest = hashlib.sha256(data).hexdigest()
+    server = call.server
+    unique = None if server.faults.on("duplicate-upload-allowed") else {"sha256": digest}
+    with server.store.transaction():
+        _purge_expired(server, call.system)
+        blob = server.store.insert(
+            "staged_bytes", call.system, {"_data": base64.b64encode(data).decode("ascii")}
+        )
+        record = {
+            "_sha256": digest,
+            "_format": fmt,
+            "_expires": server.clock.timestamp() + STAGED_LIFETIME_SECONDS,
+            "_blob": blob,
+        }
+        try:
+            uuid = server.store.insert("staged_file", call.system, record, unique=unique)
+        except Duplicate:
+            raise invalid_fields({"file": "an identical file is already staged"}) from None
+    status = 201 if server.faults.on("upload-201") else 200
+    return ack(uuid, status)
+
+
+@handles("deleteFile")
+async def delete_file(call: Call) -> Response:
+    uuid = call.path["uuid"]
+    with call.server.store.transaction():
+        # A claimed upload is no longer staged (claim removed it), so it is 404 here and its
+        # photo, a separate record, is never reached by this delete.
+        record = staged(call.server, call.system, uuid)
+        if record is None:
+            raise not_found("staged file")
+        _discard(call.server, record)
+    return ack(uuid)
+
+
+# -- hand-over to records ----------------------------------------------------------------------
+def claim_staged(server: Server, system: str, staged_uuid: str) -> str:
+    """Turn the system's staged file into a photo record and return the photo id.
+
+    Raises the 422 naming ``photoUuid`` when the id is expired, already claimed, deleted or
+    was never issued in this system. Joins the caller's transaction when there is one.
+    """
+    with server.store.transaction():
+        record = staged(server, system, staged_uuid)
+        if record is None:
+            raise invalid_fields({"photoUuid": "is not a staged file of this system"})
+        photo, thumbnail = render(_staged_bytes(server, record), record["_format"], server.faults)
+        photo_id = server.store.insert(
+            "photo",
+            system,
+            {
+                "_jpeg": base64.b64encode(photo).decode("ascii"),
+                "_thumbnail": base64.b64encode(thumbnail).decode("ascii"),
+                "_upload": staged_uuid,
+                "_sha256": record["_sha256"],
+            },
+        )
+        _discard(server, record)
+    return photo_id
+
+
+def claim(call: Call, staged_uuid: str) -> str:
+    """The photo id for ``photoUuid`` on a person or user write (see :func:`claim_staged`)."""
+    return claim_staged(call.server, call.system, staged_uuid)
+
+
+def remove_photo(server: Server, photo_id: str | None) -> None:
+    """Forget a photo record (for a record that drops or replaces its photo)."""
+    if photo_id:
+        server.store.delete("photo", photo_id)
+
+
+def media_links(server: Server, photo_id: str | None) -> dict[str, str | None]:
+    """Signed links (30 days) to a photo and its thumbnail; both ``None`` without a photo."""
+    from reference_server.domain.media_links import links_for
+
+    if not photo_id:
+        return {"photo": None, "thumbnail": None}
+    return links_for(server, photo_id)

@@ -1,0 +1,403 @@
+"""Visitor invitations: create, read, list and update; the lifecycle lives in ``visits``.
+
+Choices where the documents are silent (each is an ``assumed`` rule or noted there):
+
+* Spellings: first_name, last_name, identity_number, alternative_number and visit_type mean
+  the same as their camelCase forms. When a body carries both spellings of one field the
+  camelCase value wins. Reads only ever show camelCase.
+* References: hostUser must be a user and visitReason a visit reason of the caller's system
+  (422 naming the field). The reason's name is kept with the visit, so deleting the reason later
+  leaves the recorded text (webhook ``reason``); reads then show visitReason null, as they show
+  location null for a deleted location.
+* location: a location UUID, or the name of a location (compared ignoring case). A name that
+  matches nothing is refused with 422 unless the administrator setting
+  ``location_name_tolerant`` is on; then the text is kept with the visit and location reads
+  null. A UUID-shaped value that names no location is always refused: it is a reference.
+* Mandatory visitor fields come from the setting ``mandatory_visitor_fields`` (default
+  firstName); a blank value counts as missing. The check applies to the merged record on update.
+* Window: expiry must be later than activation, compared as sent (before rounding); on update
+  the stored value stands in for the one not sent. Activation is stored truncated to its
+  minute, expiry at second 59 of its minute.
+* Order of answers: 404, 422 (fields, references, window), 451 (watchlist), then on update
+  409 (visit ended) and 425 (nothing would change). A watchlist match denies: a new
+  registration is kept only as a ``denied_visit`` record (no invitation, visitor, credential or
+  link is created, so repeating the request gives 451 again) and the VISIT_DENIED event is sent;
+  an update of a pre-arrival visit moves that visit to VISIT_DENIED.
+* Visitors: a registration reuses the visitor on record with the same identityNumber, or else
+  the same email (both ignoring case); otherwise a new visitor is created. visitorUUID filters
+  the list on it.
+* registrationStatus is FINALISED for every invitation: this interface has no approval step,
+  so APPROVE and WAITING are never produced.
+* listInvites filter, against the server clock: CURRENT = activation <= now <= expiry,
+  FUTURE = activation > now, PAST = expiry < now, ALL = everything. The value is read
+  ignoring case and any other value means ALL.
+* An accepted update of a pre-arrival visit moves it to VISIT_UPDATED (and sends that event);
+  a checked-in visit may still be corrected, keeping its status and sending no event. A changed
+  credential type issues a new credential (new access code); a changed window moves the
+  existing credential's window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from starlette.responses import Response
+
+from reference_server._call import Call, ack, reply
+from reference_server._errors import ApiError, conflict, invalid_fields
+from reference_server._time import (
+    ceil_minute_last_second,
+    floor_minute,
+    format_instant,
+    parse_instant,
+)
+from reference_server._validation import is_uuid
+from reference_server.domain import handles
+from reference_server.domain._common import paged, schema_fields
+from reference_server.domain.visits import (
+    CREATED,
+    DENIED,
+    ENDED,
+    KIND,
+    PRE_ARRIVAL,
+    UPDATED,
+    WATCHLIST_DENIAL,
+    cancel_hosted,
+    emit,
+    fetch_invite,
+    hosted_by,
+    move,
+    on_grant,
+    on_watchlist,
+)
+from reference_server.store import Record
+
+__all__ = ["cancel_hosted", "hosted_by", "move", "on_grant"]
+
+# camelCase name -> the older underscore spelling accepted beside it
+SPELLINGS = {
+    "firstName": "first_name",
+    "lastName": "last_name",
+    "identityNumber": "identity_number",
+    "alternativeNumber": "alternative_number",
+    "visitType": "visit_type",
+}
+VISITOR_FIELDS = (
+    "firstName",
+    "lastName",
+    "email",
+    "mobile",
+    "identityNumber",
+    "alternativeNumber",
+)
+# Written as sent (after choosing the spelling); the others are resolved or rounded first.
+_PLAIN = (*VISITOR_FIELDS, "visitType", "type", "comments")
+_BODY_FIELDS = (*_PLAIN, "activation", "expiry", "hostUser", "visitReason", "location")
+_READ_FIELDS = [f for f in schema_fields("Invite") if f != "registrationId"]
+_ENTRY_FIELDS = [f for f in schema_fields("InviteListEntry") if f != "registrationId"]
+_RECORD_DEFAULTS: dict[str, Any] = {
+    **{f: None for f in _READ_FIELDS},
+    "_locationText": None,
+    "_visitReasonText": None,
+    "comments": None,
+    "registrationStatus": "FINALISED",
+    "_credential": None,
+}
+DENIED_KIND = "denied_visit"
+FINALISED = "FINALISED"
+DEFAULT_TYPE = "QR_CODE"
+
+
+# -- reading the body ---------------------------------------------------------------------
+def spelled(call: Call) -> dict[str, Any]:
+    """The body's invitation fields under their camelCase names (camelCase wins over _)."""
+    body = call.body
+    ignore_old = call.server.faults.on("underscore-spelling-ignored")
+    given = {}
+    for field in _BODY_FIELDS:
+        old = SPELLINGS.get(field)
+        if field in body:
+            given[field] = body[field]
+        elif old in body and not ignore_old:
+            given[field] = body[old]
+    return given
+
+
+def _activation(call: Call, text: str) -> str:
+    if call.server.faults.on("activation-not-rounded"):
+        return text
+    return format_instant(floor_minute(parse_instant(text)))
+
+
+def _expiry(call: Call, text: str) -> str:
+    if call.server.faults.on("expiry-not-rounded"):
+        return text
+    return format_instant(ceil_minute_last_second(parse_instant(text)))
+
+
+def _location(call: Call, text: str) -> tuple[str | None, str | None] | None:
+    """(location uuid, kept text) for a UUID or a name; None when it cannot be accepted."""
+    store, system = call.server.store, call.system
+    if is_uuid(text):
+        return (text, None) if store.get("location", text, system) else None
+    by_name = store.find_unique("location", system, "name", text)
+    if by_name:
+        return by_name, None
+    tolerant = call.server.settings.get("location_name_tolerant")
+    if tolerant or call.server.faults.on("location-name-tolerated"):
+        return None, text
+    return None
+
+
+def _references(call: Call, given: Mapping[str, Any], errors: dict[str, str]) -> dict[str, Any]:
+    """Stored values of hostUser, visitReason and location; problems go into ``errors``."""
+    store, system = call.server.store, call.system
+    values: dict[str, Any] = {}
+    missing = "refers to a record that does not exist"
+    if "hostUser" in given:
+        host_known = store.get("user", given["hostUser"], system) is not None
+        if not host_known and not call.server.faults.on("missing-host-201"):
+            errors["hostUser"] = missing
+        values["hostUser"] = given["hostUser"]
+    if "visitReason" in given:
+        reason = store.get("visit_reason", given["visitReason"], system)
+        if reason is None:
+            errors["visitReason"] = missing
+        else:
+            values["visitReason"] = reason["uuid"]
+            values["_visitReasonText"] = reason["name"]
+    if "location" in given:
+        found = _location(call, given["location"])
+        if found is None:
+            errors["location"] = "matches no location"
+        else:
+            values["location"], values["_locationText"] = found
+    return values
+
+
+def _window_error(
+    given: Mapping[str, Any], current: Mapping[str, Any] | None, errors: dict[str, str]
+) -> None:
+    """Expiry must be later than activation, as sent (stored values stand in on update)."""
+    activation = given.get("activation") or (current or {}).get("activation")
+    expiry = given.get("expiry") or (current or {}).get("expiry")
+    if activation and expiry and parse_instant(expiry) <= parse_instant(activation):
+        errors["expiry"] = "must be later than activation"
+
+
+def _mandatory_errors(call: Call, merged: Mapping[str, Any], errors: dict[str, str]) -> None:
+    underscored = {old: new for new, old in SPELLINGS.items()}
+    for name in call.server.settings.get("mandatory_visitor_fields") or []:
+        field = underscored.get(name, name)
+        value = merged.get(field)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            errors.setdefault(field, "is required")
+
+
+def resolved(call: Call, given: Mapping[str, Any], current: Record | None) -> dict[str, Any]:
+    """The values to store for the fields given; 422 naming every field that cannot be."""
+    errors: dict[str, str] = {}
+    values = {f: given[f] for f in _PLAIN if f in given}
+    values.update(_references(call, given, errors))
+    _window_error(given, current, errors)
+    if "activation" in given:
+        values["activation"] = _activation(call, given["activation"])
+    if "expiry" in given:
+        values["expiry"] = _expiry(call, given["expiry"])
+    _mandatory_errors(call, {**(current or {}), **values}, errors)
+    if errors:
+        raise invalid_fields(errors)
+    return values
+
+
+# -- watchlist denial ---------------------------------------------------------------------
+def _same_visitor(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return all(a.get(f) == b.get(f) for f in VISITOR_FIELDS)
+
+
+def _denied(call: Call, visit: Mapping[str, Any]) -> bool:
+    """Whether an enabled watchlist refuses this visitor now."""
+    faults = call.server.faults
+    if faults.on("watchlist-ignored-on-invite"):
+        return False
+    if not on_watchlist(call.server, call.system, visit):
+        return False
+    if faults.on("watchlist-451-once"):
+        # The fault remembers a visitor it refused once and lets the repeat through.
+        earlier = call.server.store.all(DENIED_KIND, call.system)
+        return not any(_same_visitor(d, visit) for d in earlier)
+    return True
+
+
+def _record_denial(call: Call, visit: Mapping[str, Any]) -> None:
+    """Keep the refused registration (status VISIT_DENIED) and send its event."""
+    record = {**visit, "status": DENIED, "registrationStatus": None, "visitorId": None}
+    uuid = call.server.store.insert(DENIED_KIND, call.system, record)
+    emit(call.server, call.system, DENIED, {**record, "uuid": uuid})
+
+
+# -- visitors, credentials, links ---------------------------------------------------------
+def _same_key(field: str, value: Any) -> Callable[[Record], bool]:
+    wanted = str(value).casefold()
+    return lambda r: bool(r.get(field)) and str(r[field]).casefold() == wanted
+
+
+def _visitor_for(call: Call, visit: Mapping[str, Any], reuse: str | None = None) -> str:
+    """The visitor record for these details (found or created), updated with them."""
+    store, system = call.server.store, call.system
+    details = {f: visit.get(f) for f in VISITOR_FIELDS}
+    found = store.get("visitor", reuse, system) if reuse else None
+    for key in ("identityNumber", "email"):
+        if found is None and details.get(key):
+            found = next(iter(store.all("visitor", system, _same_key(key, details[key]))), None)
+    if found is None:
+        return store.insert("visitor", system, {**details, "company": None})
+    given = {k: v for k, v in details.items() if v not in (None, "")}
+    store.replace("visitor", found["uuid"], {**found, **given})
+    return found["uuid"]
+
+
+def _issue(call: Call, visit: Record) -> dict[str, Any]:
+    from reference_server.domain.credentials import issue_visitor_credential
+
+    credential, code = issue_visitor_credential(call.server, call.system, visit, visit["type"])
+    return {"_credential": credential, "accessCode": None if code is None else str(code)}
+
+
+def _retime(call: Call, credential_uuid: str | None, visit: Mapping[str, Any]) -> None:
+    """Give the visit's existing credential the visit's new window."""
+    from reference_server.domain import credentials
+
+    store = call.server.store
+    record = store.get("credential", credential_uuid, call.system) if credential_uuid else None
+    if record is None:
+        return
+    window = {"activeDate": visit["activation"], "expiryDate": visit["expiry"]}
+    store.replace("credential", record["uuid"], {**record, **window})
+    credentials.sync_hardware(call.server, call.system)
+
+
+def _links(call: Call, visit: Mapping[str, Any]) -> dict[str, Any]:
+    """The invitation link, QR code link and message a visitor would be sent."""
+    base = str(call.request.base_url).rstrip("/")
+    link = f"{base}/visitor/invitations/{visit['uuid']}"
+    qr = f"{link}/qr-code.png" if visit["type"] == "QR_CODE" else None
+    greeting = f"Hello {visit['firstName']}" if visit.get("firstName") else "Hello"
+    text = (
+        f"{greeting}, your visit is booked from {visit['activation']} to {visit['expiry']} "
+        f"(UTC). Your access code is {visit['accessCode']}. Details: {link}"
+    )
+    return {"inviteLink": link, "qrCodeUrl": qr, "inviteTextMessage": text}
+
+
+# -- shapes -------------------------------------------------------------------------------
+def _live_reference(call: Call, kind: str, uuid: str | None) -> str | None:
+    """A reference as read: null once the referenced record has been deleted."""
+    if uuid and call.server.store.get(kind, uuid, call.system) is not None:
+        return uuid
+    return None
+
+
+def invite_shape(call: Call, record: Mapping[str, Any]) -> dict[str, Any]:
+    shown = {"registrationId": record["uuid"], **{f: record.get(f) for f in _READ_FIELDS}}
+    shown["location"] = _live_reference(call, "location", record.get("location"))
+    shown["visitReason"] = _live_reference(call, "visit_reason", record.get("visitReason"))
+    return shown
+
+
+def entry_shape(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {"registrationId": record["uuid"], **{f: record.get(f) for f in _ENTRY_FIELDS}}
+
+
+def _at(text: str | None) -> datetime | None:
+    return parse_instant(text) if text else None
+
+
+_FILTERS: dict[str, Callable[[Mapping[str, Any], datetime], bool]] = {
+    "ALL": lambda r, now: True,
+    "CURRENT": lambda r, now: _at(r["activation"]) <= now <= _at(r["expiry"]),
+    "FUTURE": lambda r, now: _at(r["activation"]) > now,
+    "PAST": lambda r, now: _at(r["expiry"]) < now,
+}
+
+
+# -- handlers -----------------------------------------------------------------------------
+@handles("createInvite")
+async def create_invite(call: Call) -> Response:
+    server, store = call.server, call.server.store
+    visit = {**_RECORD_DEFAULTS, **resolved(call, spelled(call), None)}
+    visit["type"] = visit["type"] or DEFAULT_TYPE
+    if _denied(call, visit):
+        _record_denial(call, visit)
+        raise ApiError(451, WATCHLIST_DENIAL)
+    with store.transaction():
+        visit["visitorId"] = _visitor_for(call, visit)
+        uuid = store.insert(KIND, call.system, visit)
+        stored = store.get(KIND, uuid)
+        stored.update(_issue(call, stored))
+        stored.update(_links(call, stored))
+        store.replace(KIND, uuid, stored)
+        move(server, call.system, uuid, CREATED)
+    answer = {"code": 201, "message": "created", "registrationId": uuid}
+    answer.update({f: stored[f] for f in ("visitorId", "type", "accessCode", "inviteLink")})
+    return reply(201, answer)
+
+
+@handles("getInvite")
+async def get_invite(call: Call) -> Response:
+    return reply(200, invite_shape(call, fetch_invite(call)))
+
+
+@handles("listInvites")
+async def list_invites(call: Call) -> Response:
+    now = call.server.clock.now()
+    keep = _FILTERS.get(str(call.query.get("filter") or "ALL").upper(), _FILTERS["ALL"])
+    visitor = call.query.get("visitorUUID")
+
+    def wanted(record: Record) -> bool:
+        return keep(record, now) and (visitor is None or record.get("visitorId") == visitor)
+
+    rows = call.server.store.all(KIND, call.system, wanted)
+    return paged([entry_shape(r) for r in rows], call.query["start"], call.query["limit"])
+
+
+def _apply(call: Call, record: Record, values: Mapping[str, Any]) -> None:
+    """Write an accepted update: credential, links, visitor, then the status move."""
+    server, store = call.server, call.server.store
+    changed = {**record, **values}
+    with store.transaction():
+        if changed["type"] != record["type"]:
+            old = record.get("_credential")
+            if old:
+                from reference_server.domain.credentials import revoke
+
+                revoke(server, call.system, old)
+            changed.update(_issue(call, changed))
+        elif (changed["activation"], changed["expiry"]) != (record["activation"], record["expiry"]):
+            _retime(call, record.get("_credential"), changed)
+        changed.update(_links(call, changed))
+        _visitor_for(call, changed, reuse=record.get("visitorId"))
+        store.replace(KIND, record["uuid"], changed)
+        if record["status"] in PRE_ARRIVAL:
+            move(server, call.system, record["uuid"], UPDATED)
+
+
+@handles("updateInvite")
+async def update_invite(call: Call) -> Response:
+    record = fetch_invite(call)
+    faults = call.server.faults
+    values = resolved(call, spelled(call), record)
+    if _denied(call, {**record, **values}):
+        if record["status"] in PRE_ARRIVAL:
+            move(call.server, call.system, record["uuid"], DENIED)
+        raise ApiError(451, WATCHLIST_DENIAL)
+    if record["status"] in ENDED and not faults.on("update-closed-accepted"):
+        raise conflict("the visit has ended and can no longer be changed")
+    # The reason's recorded text is bookkeeping, not a value the caller sent.
+    identical = all(record.get(f) == v for f, v in values.items() if f != "_visitReasonText")
+    if identical and not faults.on("identical-update-200"):
+        raise ApiError(425, "the update is identical to the stored invitation; nothing changed")
+    _apply(call, record, values)
+    return ack(record["uuid"])

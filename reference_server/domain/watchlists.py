@@ -1,0 +1,390 @@
+"""Watchlists, their entries, the side-effect-free match check and the visitors entries catch.
+
+How an entry matches a set of details (the one rule used by the match endpoint, by
+invitations at registration and check-in, and by the virtual reader):
+
+* IDENTITY — identityNumber, passportNr and mobileNumber each hit on their own when the entry
+  holds a value and the details carry the same one, compared without spaces or punctuation and
+  ignoring case. Names hit as one unit: an entry holding firstName and/or lastName hits when the
+  details carry every name part the entry holds, equal ignoring case and repeated spaces; a name
+  part the entry leaves empty is not compared (an entry of lastName only catches that surname).
+* VEHICLE — vehicleLicensePlate and vehicleVin each hit on their own, compared without spaces
+  or punctuation and ignoring case (plates are written in many ways).
+* The two kinds are checked separately and merged. Several hits on one entry collapse into one
+  match; when an entry is hit by both kinds it is reported once, as IDENTITY (the spec's
+  WatchlistMatch says each entry appears at most once).
+* Blank values are treated as absent, on both sides.
+* Disabled watchlists are never consulted: not on arrival (WL-DISABLED-NOT-CONSULTED) and, by our
+  reading of the field section's unqualified "not consulted", not by POST /watchlists/match either.
+
+Simulated hardware: every entry places a flag (store kind ``watchlist_flag``) that the
+connected devices would carry; every placement and withdrawal is appended to the per-system
+log ``watchlist_hardware_log``, so the order "withdraw flags, then remove the records" of a
+watchlist delete can be observed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from starlette.responses import Response
+
+from reference_server._call import Call, ack, reply
+from reference_server._errors import invalid_fields, not_found
+from reference_server._state import Server, record_audit
+from reference_server._time import format_instant
+from reference_server.domain import handles
+from reference_server.domain._common import fetch, paged, public, unique_or_409
+
+IDENTIFIERS = ("identityNumber", "passportNr", "mobileNumber")
+NAMES = ("firstName", "lastName")
+VEHICLE_FIELDS = ("vehicleLicensePlate", "vehicleVin")
+IDENTITY_FIELDS = ("identityNumber", "passportNr", "firstName", "lastName", "mobileNumber")
+IDENTIFYING = IDENTITY_FIELDS + VEHICLE_FIELDS
+ENTRY_FIELDS = (*IDENTIFYING, "reason")
+
+IDENTITY, VEHICLE = "IDENTITY", "VEHICLE"
+FLAG, HARDWARE_LOG = "watchlist_flag", "watchlist_hardware_log"
+
+# How a visitor on record is read as match details (alternativeNumber is the visitor's other
+# identity document, which we compare with an entry's passport number).
+_VISITOR_FIELDS = {
+    "identityNumber": "identityNumber",
+    "passportNr": "alternativeNumber",
+    "firstName": "firstName",
+    "lastName": "lastName",
+    "mobileNumber": "mobile",
+}
+
+
+# -- comparing values ---------------------------------------------------------------------
+def _compact(value: Any) -> str:
+    """Identifier form: letters and digits only, case folded ("CA 123-45" == "ca12345")."""
+    return re.sub(r"[\W_]", "", str(value)).casefold() if value else ""
+
+
+def _name(value: Any) -> str:
+    return " ".join(str(value).split()).casefold() if value else ""
+
+
+def _normal(field: str, value: Any) -> str:
+    return _name(value) if field in NAMES else _compact(value)
+
+
+def _normalised(fields: Mapping[str, Any]) -> dict[str, str]:
+    """The identifying fields that carry something, in comparable form."""
+    values = {f: _normal(f, fields.get(f)) for f in IDENTIFYING}
+    return {f: v for f, v in values.items() if v}
+
+
+def _hits(entry: Mapping[str, Any], details: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(matchType, cause) for every way the entry is hit by already normalised details."""
+    held = _normalised(entry)
+    found = [(IDENTITY, f) for f in IDENTIFIERS if f in held and details.get(f) == held[f]]
+    names = [f for f in NAMES if f in held]
+    if names and all(details.get(f) == held[f] for f in names):
+        found.append((IDENTITY, "name"))
+    found += [(VEHICLE, f) for f in VEHICLE_FIELDS if f in held and details.get(f) == held[f]]
+    return found
+
+
+def _collapse(matches: Iterable[dict[str, str]]) -> list[dict[str, str]]:
+    """One match per entry; the first kind seen (identity before vehicle) wins."""
+    seen: dict[str, dict[str, str]] = {}
+    for match in matches:
+        seen.setdefault(match["entryUuid"], match)
+    return list(seen.values())
+
+
+def find_matches(
+    server: Server, system: str, fields: Mapping[str, Any], enabled_only: bool
+) -> list[dict[str, str]]:
+    """Entries of the system's watchlists hit by ``fields`` (entry field names), one per entry.
+
+    ``enabled_only`` skips disabled watchlists (arrival checks and the match endpoint pass True).
+    Reads only: nothing is written and no alert is raised here.
+    """
+    if server.faults.on("disabled-watchlist-consulted"):
+        enabled_only = False
+    details = _normalised(fields)
+    if not details:
+        return []
+    store = server.store
+    skipped = {
+        w["uuid"] for w in store.all("watchlist", system) if enabled_only and not w.get("enabled")
+    }
+    entries = store.all("watchlist_entry", system, lambda e: e["watchlistUuid"] not in skipped)
+    hits = [(entry, _hits(entry, details)) for entry in entries]
+    raw = [  # identity hits and vehicle hits found separately, then merged
+        {"watchlistUuid": entry["watchlistUuid"], "entryUuid": entry["uuid"], "matchType": kind}
+        for kind in (IDENTITY, VEHICLE)
+        for entry, found in hits
+        for match_type, _cause in found
+        if match_type == kind
+    ]
+    if server.faults.on("match-duplicates-not-collapsed"):
+        return raw
+    return _collapse(raw)
+
+
+# -- records and shapes -------------------------------------------------------------------
+def _entries_of(server: Server, system: str, watchlist_uuid: str) -> list[dict[str, Any]]:
+    return server.store.all(
+        "watchlist_entry", system, lambda e: e["watchlistUuid"] == watchlist_uuid
+    )
+
+
+def _watchlist_shape(record: Mapping[str, Any], count: int) -> dict[str, Any]:
+    return {
+        "uuid": record["uuid"],
+        "name": record["name"],
+        "enabled": bool(record.get("enabled", True)),
+        "entryCount": count,
+    }
+
+
+def _entry_shape(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "uuid": record["uuid"],
+        "watchlistUuid": record["watchlistUuid"],
+        **{f: record.get(f) for f in ENTRY_FIELDS},
+    }
+
+
+def _counts(call: Call) -> Callable[[str], int]:
+    if call.server.faults.on("entry-count-frozen"):
+        return lambda _uuid: 0
+    totals: dict[str, int] = {}
+    for entry in call.server.store.all("watchlist_entry", call.system):
+        totals[entry["watchlistUuid"]] = totals.get(entry["watchlistUuid"], 0) + 1
+    return lambda uuid: totals.get(uuid, 0)
+
+
+def _audit(call: Call, target: str) -> None:
+    name = "" if call.server.faults.on("watchlist-audit-unnamed") else call.key_name
+    record_audit(call.server, call.system, name, call.op.operation_id, target)
+
+
+def _fetch_watchlist(call: Call, uuid: str) -> dict[str, Any]:
+    return fetch(call, "watchlist", uuid, "watchlist")
+
+
+def _fetch_entry(call: Call) -> dict[str, Any]:
+    """The entry of the path, reachable only through its own watchlist (else 404)."""
+    watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
+    entry = call.server.store.get("watchlist_entry", call.path["entryUuid"], call.system)
+    if entry is None:
+        raise not_found("watchlist entry")
+    if entry["watchlistUuid"] != watchlist["uuid"] and not call.server.faults.on(
+        "entry-other-watchlist-readable"
+    ):
+        raise not_found("watchlist entry")
+    return entry
+
+
+# -- hardware flags -----------------------------------------------------------------------
+def _log(server: Server, system: str, action: str, watchlist_uuid: str, entry_uuid: str) -> None:
+    server.store.insert(
+        HARDWARE_LOG,
+        system,
+        {
+            "at": format_instant(server.clock.now()),
+            "action": action,
+            "watchlistUuid": watchlist_uuid,
+            "entryUuid": entry_uuid,
+        },
+    )
+
+
+def _place_flag(server: Server, system: str, entry: Mapping[str, Any]) -> None:
+    server.store.insert(
+        FLAG,
+        system,
+        {
+            "watchlistUuid": entry["watchlistUuid"],
+            "entryUuid": entry["uuid"],
+            "values": _normalised(entry),
+        },
+    )
+    _log(server, system, "flag_placed", entry["watchlistUuid"], entry["uuid"])
+
+
+def _withdraw_flags(server: Server, system: str, where: Callable[[dict[str, Any]], bool]) -> None:
+    for flag in server.store.all(FLAG, system, where):
+        server.store.delete(FLAG, flag["uuid"])
+        _log(server, system, "flag_withdrawn", flag["watchlistUuid"], flag["entryUuid"])
+
+
+# -- watchlists ---------------------------------------------------------------------------
+@handles("listWatchlists")
+async def list_watchlists(call: Call) -> Response:
+    count = _counts(call)
+    records = call.server.store.all("watchlist", call.system)
+    return reply(200, [_watchlist_shape(r, count(r["uuid"])) for r in records])
+
+
+@handles("getWatchlist")
+async def get_watchlist(call: Call) -> Response:
+    record = _fetch_watchlist(call, call.path["uuid"])
+    return reply(200, _watchlist_shape(record, _counts(call)(record["uuid"])))
+
+
+@handles("createWatchlist")
+async def create_watchlist(call: Call) -> Response:
+    data = {"name": call.body["name"], "enabled": call.body.get("enabled", True)}
+    store = call.server.store
+    with store.transaction(), unique_or_409("watchlist"):
+        uuid = store.insert("watchlist", call.system, data, unique={"name": data["name"]})
+        _audit(call, uuid)
+    return ack(uuid, 201)
+
+
+@handles("updateWatchlist")
+async def update_watchlist(call: Call) -> Response:
+    store = call.server.store
+    with store.transaction(), unique_or_409("watchlist"):
+        record = public(_fetch_watchlist(call, call.path["uuid"]))
+        # enabled left out keeps the current state: a rename must not silently switch a
+        # disabled list back on.
+        merged = {
+            **record,
+            "name": call.body["name"],
+            "enabled": call.body.get("enabled", record.get("enabled", True)),
+        }
+        store.replace("watchlist", record["uuid"], merged, unique={"name": merged["name"]})
+        _audit(call, record["uuid"])
+    return ack(record["uuid"])
+
+
+@handles("deleteWatchlist")
+async def delete_watchlist(call: Call) -> Response:
+    server, store = call.server, call.server.store
+    with store.transaction():
+        record = _fetch_watchlist(call, call.path["uuid"])
+        uuid = record["uuid"]
+        # Devices first: once the rows are gone nothing would say which flags were this list's.
+        if not server.faults.on("watchlist-delete-keeps-flags"):
+            _withdraw_flags(server, call.system, lambda f: f["watchlistUuid"] == uuid)
+        if not server.faults.on("watchlist-delete-keeps-entries"):
+            for entry in _entries_of(server, call.system, uuid):
+                store.delete("watchlist_entry", entry["uuid"])
+        store.delete("watchlist", uuid)
+        _log(server, call.system, "watchlist_removed", uuid, "")
+        _audit(call, uuid)
+    return ack(uuid)
+
+
+# -- entries ------------------------------------------------------------------------------
+def _entry_data(call: Call, watchlist_uuid: str) -> dict[str, Any]:
+    """The entry as written (a PUT replaces every field); blank-only bodies identify nothing."""
+    data = {"watchlistUuid": watchlist_uuid, **{f: call.body.get(f) for f in ENTRY_FIELDS}}
+    if not _normalised(data):
+        raise invalid_fields(
+            {"body": "at least one of " + ", ".join(IDENTIFYING) + " must hold a value"}
+        )
+    return data
+
+
+def _identity_key(data: Mapping[str, Any]) -> str:
+    """Unique per watchlist: entries with the same identifying fields are duplicates."""
+    values = [_normal(f, data.get(f)) for f in IDENTIFYING]
+    return json.dumps([data["watchlistUuid"], *values])
+
+
+@handles("listWatchlistEntries")
+async def list_watchlist_entries(call: Call) -> Response:
+    watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
+    entries = [_entry_shape(e) for e in _entries_of(call.server, call.system, watchlist["uuid"])]
+    return paged(entries, call.query["start"], call.query["limit"])
+
+
+@handles("getWatchlistEntry")
+async def get_watchlist_entry(call: Call) -> Response:
+    return reply(200, _entry_shape(_fetch_entry(call)))
+
+
+@handles("createWatchlistEntry")
+async def create_watchlist_entry(call: Call) -> Response:
+    server, store = call.server, call.server.store
+    with store.transaction(), unique_or_409("watchlist entry"):
+        watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
+        data = _entry_data(call, watchlist["uuid"])
+        uuid = store.insert(
+            "watchlist_entry", call.system, data, unique={"identity": _identity_key(data)}
+        )
+        _place_flag(server, call.system, {**data, "uuid": uuid})
+        _audit(call, uuid)
+    return ack(uuid, 201)
+
+
+@handles("updateWatchlistEntry")
+async def update_watchlist_entry(call: Call) -> Response:
+    server, store = call.server, call.server.store
+    with store.transaction(), unique_or_409("watchlist entry"):
+        entry = _fetch_entry(call)
+        data = _entry_data(call, entry["watchlistUuid"])
+        store.replace(
+            "watchlist_entry", entry["uuid"], data, unique={"identity": _identity_key(data)}
+        )
+        # The device flag carries the identifying values, so it is replaced with them.
+        _withdraw_flags(server, call.system, lambda f: f["entryUuid"] == entry["uuid"])
+        _place_flag(server, call.system, {**data, "uuid": entry["uuid"]})
+        _audit(call, entry["uuid"])
+    return ack(entry["uuid"])
+
+
+@handles("deleteWatchlistEntry")
+async def delete_watchlist_entry(call: Call) -> Response:
+    server, store = call.server, call.server.store
+    with store.transaction():
+        entry = _fetch_entry(call)
+        _withdraw_flags(server, call.system, lambda f: f["entryUuid"] == entry["uuid"])
+        store.delete("watchlist_entry", entry["uuid"])
+        _audit(call, entry["uuid"])
+    return ack(entry["uuid"])
+
+
+# -- match and visitors -------------------------------------------------------------------
+@handles("matchWatchlists")
+async def match_watchlists(call: Call) -> Response:
+    matches = find_matches(call.server, call.system, call.body, enabled_only=True)
+    if call.server.faults.on("match-writes-audit"):
+        record_audit(call.server, call.system, call.key_name, "matchWatchlists", "")
+    return reply(200, {"matched": bool(matches), "matches": matches})
+
+
+def _visitor_details(visitor: Mapping[str, Any]) -> dict[str, str]:
+    return _normalised({f: visitor.get(source) for f, source in _VISITOR_FIELDS.items()})
+
+
+def _visitors_matching(call: Call, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Visitors on record (in creation order, each once) hit by any of ``entries``."""
+    found = []
+    for visitor in call.server.store.all("visitor", call.system):
+        details = _visitor_details(visitor)
+        if details and any(_hits(entry, details) for entry in entries):
+            found.append(
+                {
+                    "uuid": visitor["uuid"],
+                    "firstName": visitor.get("firstName"),
+                    "lastName": visitor.get("lastName"),
+                }
+            )
+    return found
+
+
+@handles("listWatchlistVisitors")
+async def list_watchlist_visitors(call: Call) -> Response:
+    watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
+    visitors = _visitors_matching(call, _entries_of(call.server, call.system, watchlist["uuid"]))
+    # A plain array (WL-VISITORS note) to which start and limit still apply.
+    start, limit = call.query["start"], call.query["limit"]
+    return reply(200, visitors[start : start + limit])
+
+
+@handles("listWatchlistEntryVisitors")
+async def list_watchlist_entry_visitors(call: Call) -> Response:
+    return reply(200, _visitors_matching(call, [_fetch_entry(call)]))

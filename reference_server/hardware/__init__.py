@@ -1,0 +1,1 @@
+"""Simulated door hardware: controllers, relays, readers and what each controller holds."""

@@ -1,0 +1,456 @@
+"""Outbound visit events: the integration settings, the VisitDTO payload and its delivery.
+
+``emit`` is called by the single place a visit changes status. It snapshots the integration
+as saved at that moment (events before an enable are never sent later), builds the VisitDTO,
+encrypts the configured fields and queues the exact bytes. A background thread POSTs them,
+signing each attempt with a fresh timestamp; a failed attempt (non-2xx, no answer within
+5 s) is tried again 1, 2 and 4 s later, then dropped.
+
+Default encrypted fields: the spec's list says ``mobile`` (the name on persons, users and
+invitations) while VisitorDTO and HostDTO call the number ``mobileNumber``; a list naming
+``mobile`` therefore also encrypts ``mobileNumber`` in payloads (HOOK-ENCRYPTION-DEFAULT-LIST).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import json
+import logging
+import re
+import secrets
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from reference_server._crypto import hmac_sha256_b64
+from reference_server._encryption import encrypt_payload, fields_of
+from reference_server._state import Server
+
+log = logging.getLogger(__name__)
+
+META = "webhook_integration"
+# Configured URL setting -> the visit status posted to it (pairing by name, HOOK-URL-PAIRING).
+URL_SETTINGS = {
+    "visit_created": "VISIT_CREATED",
+    "visitor_check_in": "VISITOR_CHECK_IN",
+    "visitor_check_out": "VISITOR_CHECK_OUT",
+    "visit_updated": "VISIT_UPDATED",
+    "visit_no_show": "VISIT_NO_SHOW",
+    "visit_cancelled": "VISIT_CANCELLED",
+    "visit_denied": "VISIT_DENIED",
+}
+STATUS_URLS = {status: setting for setting, status in URL_SETTINGS.items()}
+# Paths of the demo integration's event URLs (doc3's example path is /visit/created).
+DEMO_PATHS = {
+    "visit_created": "/visit/created",
+    "visitor_check_in": "/visitor/check-in",
+    "visitor_check_out": "/visitor/check-out",
+    "visit_updated": "/visit/updated",
+    "visit_no_show": "/visit/no-show",
+    "visit_cancelled": "/visit/cancelled",
+    "visit_denied": "/visit/denied",
+}
+RETRY_DELAYS = (1.0, 2.0, 4.0)
+TIMEOUT_SECONDS = 5.0
+SIGNATURE_HEADER = "X-SERVICE-HMAC-SHA256"
+TIMESTAMP_HEADER = "X-SERVICE-HMAC-TIMESTAMP"
+_SETTINGS = {"name", "enabled", "hmac_key", "encryption", "header", "urls"}
+_HEX = re.compile(r"[0-9a-fA-F]*")
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+# -- integration settings -------------------------------------------------------------------
+def _hmac_key(value: Any) -> str | None:
+    if value in (None, ""):
+        return None
+    printable = isinstance(value, str) and all(" " <= ch <= "~" for ch in value)
+    if not printable or not 16 <= len(value) <= 128:
+        raise ValueError("hmac_key must be 16 to 128 printable characters")
+    return value
+
+
+def _hex(value: Any, length: int, name: str) -> str:
+    if not isinstance(value, str) or len(value) != length or not _HEX.fullmatch(value):
+        raise ValueError(f"encryption {name} must be {length} hex characters")
+    return value
+
+
+def _encryption(value: Any) -> dict[str, Any] | None:
+    if not value:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError("encryption must be an object")
+    fields = value.get("fields") or []
+    if isinstance(fields, str):  # the admin screen's comma-separated form
+        fields = [f.strip() for f in fields.split(",") if f.strip()]
+    if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
+        raise ValueError("encryption fields must be a list of names")
+    secret, iv = value.get("secret"), value.get("iv")
+    return {
+        "secret": None if secret in (None, "") else _hex(secret, 64, "secret"),
+        "iv": None if iv in (None, "") else _hex(iv, 32, "iv"),
+        "fields": fields,
+    }
+
+
+def _header(value: Any) -> dict[str, str] | None:
+    if not value:
+        return None
+    name = value.get("name") if isinstance(value, dict) else None
+    text = value.get("value") if isinstance(value, dict) else None
+    if not isinstance(name, str) or not _TOKEN.fullmatch(name) or not isinstance(text, str):
+        raise ValueError("header must be {name, value} with a valid header name")
+    if any(ch in text for ch in "\r\n"):
+        raise ValueError("header value must be one line")
+    return {"name": name, "value": text}
+
+
+def _urls(value: Any) -> dict[str, str]:
+    value = value or {}
+    if not isinstance(value, dict) or set(value) - set(URL_SETTINGS):
+        raise ValueError(f"urls may name only {sorted(URL_SETTINGS)}")
+    urls: dict[str, str] = {}
+    for setting, url in value.items():
+        if url in (None, ""):
+            continue
+        parts = urlsplit(url) if isinstance(url, str) else None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"urls.{setting} must be an http or https URL")
+        urls[setting] = url
+    return urls
+
+
+def configure(server: Server, settings: dict[str, Any]) -> dict[str, Any]:
+    """Validate and save the integration of the first system (the control plane's PUT)."""
+    unknown = set(settings) - _SETTINGS
+    if unknown:
+        raise ValueError(f"unknown integration settings {sorted(unknown)}")
+    enabled = settings.get("enabled", False)
+    if not isinstance(enabled, bool):
+        raise ValueError("enabled must be true or false")
+    saved = {
+        "name": str(settings.get("name") or "reference integration"),
+        "enabled": enabled,
+        "hmac_key": _hmac_key(settings.get("hmac_key")),
+        "encryption": _encryption(settings.get("encryption")),
+        "header": _header(settings.get("header")),
+        "urls": _urls(settings.get("urls")),
+        "system": server.systems()[0],
+    }
+    server.store.set_meta(META, json.dumps(saved))
+    return saved
+
+
+def integration(server: Server) -> dict[str, Any] | None:
+    stored = server.store.meta(META)
+    return json.loads(stored) if stored else None
+
+
+# -- payload --------------------------------------------------------------------------------
+def _number_id(uuid: str) -> int:
+    """A stable positive int64 for the DTOs' numeric id (derived from the uuid)."""
+    return int(uuid.replace("-", "")[:15], 16)
+
+
+def _initials(*names: str | None) -> str | None:
+    letters = "".join(n.strip()[0].upper() for n in names if n and n.strip())
+    return letters or None
+
+
+def _name_of(server: Server, system: str, kind: str, uuid: str | None) -> str | None:
+    record = server.store.get(kind, uuid, system) if uuid else None
+    return record.get("name") if record else None
+
+
+def _photo_links(server: Server, record: dict[str, Any]) -> dict[str, Any]:
+    if not record.get("photoId"):
+        return {"photo": None, "thumbnail": None}
+    try:
+        from reference_server.domain.files import media_links
+    except ImportError:
+        return {"photo": None, "thumbnail": None}
+    return media_links(server, record["photoId"])
+
+
+def visitor_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:
+    uuid = invite.get("visitorId")
+    record = (server.store.get("visitor", uuid, system) if uuid else None) or {}
+    # The invitation keeps its own copy of the visitor's fields; the visitor record wins.
+    first = record.get("firstName", invite.get("firstName"))
+    last = record.get("lastName", invite.get("lastName"))
+    return {
+        "id": _number_id(uuid) if uuid else None,
+        "uuid": uuid,
+        "uuid32": uuid.replace("-", "") if uuid else None,
+        "initials": _initials(first, last),
+        "firstName": first,
+        "middleName": record.get("middleName"),
+        "lastName": last,
+        "identityNumber": record.get("identityNumber", invite.get("identityNumber")),
+        "mobileNumber": record.get("mobile", invite.get("mobile")),
+        "email": record.get("email", invite.get("email")),
+        "company": record.get("company"),
+        **_photo_links(server, record),
+        "nationality": record.get("nationality"),
+        "countryOfIssue": record.get("countryOfIssue"),
+    }
+
+
+def host_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:
+    uuid = invite.get("hostUser")
+    user = server.store.get("user", uuid, system) if uuid else None
+    if user is None:
+        return None
+    return {
+        "id": _number_id(uuid),
+        "uuid": uuid,
+        "uuid32": uuid.replace("-", ""),
+        "initials": _initials(user.get("firstName"), user.get("lastName")),
+        "firstName": user.get("firstName"),
+        "lastName": user.get("lastName"),
+        "mobileNumber": user.get("mobile"),
+        "homeNumber": user.get("telephoneHome"),
+        "officeNumber": user.get("telephoneOffice"),
+        "email": user.get("email"),
+        "unitAddress": user.get("address"),
+        "organisation": _name_of(server, system, "organisation", user.get("organisation")),
+        "location": _name_of(server, system, "location", user.get("location")),
+        "department": _name_of(server, system, "department", user.get("department")),
+        "group": _name_of(server, system, "group", user.get("group")),
+    }
+
+
+def visit_dto(server: Server, system: str, status: str, invite: dict[str, Any]) -> dict[str, Any]:
+    """The VisitDTO of an invitation record (``visitId`` is its registrationId)."""
+    reason = invite.get("_visitReasonText") or _name_of(
+        server, system, "visit_reason", invite.get("visitReason")
+    )
+    return {
+        "status": status,
+        "source": "INVITED",  # every visit of the reference server comes from an invitation
+        "visitId": invite.get("uuid") or invite.get("registrationId"),
+        "expectedAt": invite.get("activation"),
+        "leavingAt": invite.get("expiry"),
+        "arrivedAt": invite.get("arrivedAt"),
+        "leftAt": invite.get("leftAt"),
+        "reason": reason,
+        "type": invite.get("type"),
+        "accessCode": invite.get("accessCode"),
+        "qrCodeUrl": invite.get("qrCodeUrl"),
+        "inviteLink": invite.get("inviteLink"),
+        "inviteTextMessage": invite.get("inviteTextMessage"),
+        "visitor": visitor_dto(server, system, invite),
+        "host": host_dto(server, system, invite),
+    }
+
+
+def encrypted_fields(encryption: dict[str, Any]) -> list[str]:
+    """The override list, else the default list; ``mobile`` also covers ``mobileNumber``."""
+    names = sorted(fields_of({"fields": encryption.get("fields") or []}))
+    return [*names, "mobileNumber"] if "mobile" in names else names
+
+
+def _encrypt(server: Server, payload: dict[str, Any], encryption: dict[str, Any] | None) -> Any:
+    if not encryption or not encryption.get("secret") or not encryption.get("iv"):
+        return payload
+    if server.faults.on("webhook-not-encrypted"):
+        return payload
+    settings = {**encryption, "fields": encrypted_fields(encryption)}
+    return encrypt_payload(payload, settings)
+
+
+# -- delivery -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Delivery:
+    status: str
+    url: str
+    body: bytes
+    hmac_key: str | None
+    header: dict[str, str] | None
+    attempt: int = 0
+
+
+def signature(key: str, path: str, timestamp: str, body: bytes) -> str:
+    """Base64 HMAC-SHA256 (key as UTF-8) over path + timestamp + body bytes."""
+    return hmac_sha256_b64(key, (path + timestamp).encode("utf-8") + body)
+
+
+class Dispatcher:
+    """Sends queued deliveries from one background thread, in the order they became due."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.delays: tuple[float, ...] = RETRY_DELAYS
+        self.timeout = TIMEOUT_SECONDS
+        self.attempts: deque[dict[str, Any]] = deque(maxlen=1000)  # for diagnostics
+        self._due: list[tuple[float, int, Delivery]] = []
+        self._order = itertools.count()
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+
+    def start(self) -> None:
+        with self._wake:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._stopping = False
+            self._thread = threading.Thread(target=self._run, name="webhooks", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        with self._wake:
+            self._stopping = True
+            self._wake.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout=self.timeout + 1)
+
+    def submit(self, delivery: Delivery, delay: float = 0.0) -> None:
+        with self._wake:
+            heapq.heappush(self._due, (time.monotonic() + delay, next(self._order), delivery))
+            self._wake.notify_all()
+        self.start()  # lazily, so in-process use without an ASGI lifespan still delivers
+
+    def _next(self) -> Delivery | None:
+        with self._wake:
+            while not self._stopping:
+                if self._due and self._due[0][0] <= time.monotonic():
+                    return heapq.heappop(self._due)[2]
+                wait = self._due[0][0] - time.monotonic() if self._due else None
+                self._wake.wait(wait)
+            return None
+
+    def _run(self) -> None:
+        with httpx.Client(timeout=self.timeout) as client:
+            while (delivery := self._next()) is not None:
+                try:
+                    delivered = self._attempt(client, delivery)
+                except Exception:  # a bug must not kill the thread for every later event
+                    log.exception("webhook delivery failed unexpectedly")
+                    delivered = False
+                retries = () if self.server.faults.on("webhook-no-retry") else self.delays
+                if not delivered and delivery.attempt < len(retries):
+                    retry = replace(delivery, attempt=delivery.attempt + 1)
+                    self.submit(retry, retries[delivery.attempt])
+
+    def headers(self, delivery: Delivery) -> dict[str, str]:
+        faults = self.server.faults
+        charset = "" if faults.on("webhook-missing-charset") else "; charset=utf-8"
+        headers = {"Accept": "application/json", "Content-Type": f"application/json{charset}"}
+        if delivery.header:
+            headers[delivery.header["name"]] = delivery.header["value"]
+        if delivery.hmac_key:
+            millis = int(self.server.clock.timestamp() * 1000)
+            stamp = str(millis // 1000 if faults.on("hmac-timestamp-seconds") else millis)
+            path = "" if faults.on("hmac-wrong-text") else (urlsplit(delivery.url).path or "/")
+            headers[TIMESTAMP_HEADER] = stamp
+            headers[SIGNATURE_HEADER] = signature(delivery.hmac_key, path, stamp, delivery.body)
+        return headers
+
+    def _attempt(self, client: httpx.Client, delivery: Delivery) -> bool:
+        record = {"status": delivery.status, "url": delivery.url, "attempt": delivery.attempt}
+        try:
+            answer = client.post(
+                delivery.url,
+                content=delivery.body,
+                headers=self.headers(delivery),
+                timeout=self.timeout,
+            )
+        except httpx.HTTPError as exc:
+            self.attempts.append({**record, "result": type(exc).__name__})
+            return False
+        self.attempts.append({**record, "result": answer.status_code})
+        return 200 <= answer.status_code < 300
+
+
+def dispatcher_of(server: Server) -> Dispatcher:
+    found = server.__dict__.get("_webhook_dispatcher")
+    if found is None:
+        found = server.__dict__["_webhook_dispatcher"] = Dispatcher(server)
+    return found
+
+
+def emit(server: Server, system: str, status: str, invite: dict[str, Any]) -> None:
+    """Queue the event for the integration as saved now; never raises into the caller."""
+    try:
+        settings = integration(server)
+        enabled = settings is not None and (
+            settings["enabled"] or server.faults.on("webhook-sent-when-disabled")
+        )
+        url = settings["urls"].get(STATUS_URLS.get(status, "")) if settings else None
+        if not enabled or not url or settings.get("system") != system:
+            return
+        payload = _encrypt(
+            server, visit_dto(server, system, status, invite), settings["encryption"]
+        )
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        delivery = Delivery(status, url, body, settings["hmac_key"], settings["header"])
+        dispatcher_of(server).submit(delivery)
+    except Exception:  # a webhook problem must never fail the API call that caused it
+        log.exception("could not queue the %s webhook", status)
+
+
+# -- demo deployment ------------------------------------------------------------------------
+RECEIVER_META = "webhook_receiver"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def provision_integration(server: Server) -> None:
+    """Save an enabled, signed and encrypted integration aimed at a loopback receiver.
+
+    The receiver itself is the harness's to run, at the ``listen`` address of the profile;
+    the port is one that was free at provisioning time.
+    """
+    if server.store.meta(RECEIVER_META):
+        return
+    address = f"127.0.0.1:{_free_port()}"
+    public_url = f"http://{address}"
+    configure(
+        server,
+        {
+            "name": "Reference receiver",
+            "enabled": True,
+            "hmac_key": secrets.token_hex(32),  # what the admin screen's Generate button makes
+            "encryption": {"secret": secrets.token_hex(32), "iv": secrets.token_hex(16)},
+            "header": {"name": "Authorization", "value": f"Bearer {secrets.token_hex(16)}"},
+            "urls": {setting: public_url + path for setting, path in DEMO_PATHS.items()},
+        },
+    )
+    server.store.set_meta(RECEIVER_META, json.dumps({"listen": address, "public_url": public_url}))
+
+
+def extend_profile(server: Server, document: dict[str, Any]) -> None:
+    """The profile's ``webhooks`` entry: where the receiver listens and how to verify."""
+    receiver, settings = server.store.meta(RECEIVER_META), integration(server)
+    if not receiver or not settings:
+        return
+    encryption = settings.get("encryption") or {}
+    document["webhooks"] = {
+        **json.loads(receiver),
+        "hmac_key": settings.get("hmac_key"),
+        "encryption": (
+            {k: encryption.get(k) for k in ("secret", "iv", "fields")}
+            if encryption.get("secret") and encryption.get("iv")
+            else None
+        ),
+        "header": settings.get("header"),
+    }
+
+
+def install(server: Server) -> None:
+    server.add_background(dispatcher_of(server))
+    server.provisioners.append(provision_integration)
+    server.profile_extenders.append(extend_profile)
+    server.configure_webhooks = lambda settings: configure(server, settings)  # type: ignore[method-assign]

@@ -1,0 +1,57 @@
+"""JSON Schema validators for any schema of the OpenAPI document, references resolved."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jsonschema
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from spec._load import openapi
+
+BASE_URI = "urn:amws:openapi"
+FORMATS = jsonschema.Draft202012Validator.FORMAT_CHECKER
+
+
+@functools.cache
+def _registry() -> Registry:
+    resource = Resource.from_contents(openapi(), default_specification=DRAFT202012)
+    return Registry().with_resource(BASE_URI, resource)
+
+
+def pointer(*parts: str) -> str:
+    """A JSON pointer into the document from unescaped path parts."""
+    return "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+@functools.cache
+def validator_at(location: str) -> jsonschema.Draft202012Validator:
+    """Validator for the schema at a JSON pointer of the document (``paths/~1api…/schema``)."""
+    return jsonschema.Draft202012Validator(
+        {"$ref": f"{BASE_URI}#/{location}"}, registry=_registry(), format_checker=FORMATS
+    )
+
+
+def absolute(schema: Any) -> Any:
+    """Copy of an inline schema whose local references point into the OpenAPI document."""
+    if isinstance(schema, dict):
+        return {
+            k: (
+                f"{BASE_URI}{v}"
+                if k == "$ref" and isinstance(v, str) and v.startswith("#")
+                else absolute(v)
+            )
+            for k, v in schema.items()
+        }
+    if isinstance(schema, list):
+        return [absolute(v) for v in schema]
+    return schema
+
+
+def validator_for(schema: Any) -> jsonschema.Draft202012Validator:
+    """Validator for a schema taken out of the document (its ``#/…`` references still resolve)."""
+    return jsonschema.Draft202012Validator(
+        absolute(schema), registry=_registry(), format_checker=FORMATS
+    )

@@ -1,0 +1,75 @@
+"""Global checks catch each kind of deviation, naming the rule it breaks."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+import spec
+from harness._checks import check
+
+DEPT = spec.operation("getDepartment")
+CREATE = spec.operation("createDepartment")
+
+
+def _response(status: int, body: object, headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.Response(
+        status,
+        content=json.dumps(body).encode(),
+        headers={"content-type": "application/json", **(headers or {})},
+        request=httpx.Request("GET", "http://t/api/ws/v1/departments/x"),
+    )
+
+
+def _rules(op: spec.Operation, response: httpx.Response, body: object = None) -> set[str]:
+    return {v.rule for v in check(op, body, response)}
+
+
+def test_a_documented_answer_passes() -> None:
+    ok = _response(200, {"uuid": "11111111-2222-4333-8444-555555555555", "name": "Sales"})
+    assert check(DEPT, None, ok) == []
+
+
+def test_undocumented_status_is_flagged() -> None:
+    assert _rules(DEPT, _response(418, {"code": 418, "reason": "teapot"})) == {
+        "CONV-RESPONSE-CONFORMS"
+    }
+
+
+def test_body_that_breaks_the_schema_is_flagged() -> None:
+    assert "CONV-RESPONSE-CONFORMS" in _rules(DEPT, _response(200, {"name": 5}))
+
+
+def test_429_without_retry_after_is_flagged() -> None:
+    assert "RATE-RETRY-AFTER-HEADER" in _rules(
+        DEPT, _response(429, {"code": 429, "reason": "slow"})
+    )
+
+
+def test_error_code_must_match_the_status() -> None:
+    assert "ERR-BODY-SHAPE" in _rules(DEPT, _response(404, {"code": 400, "reason": "x"}))
+
+
+def test_echoed_rejected_value_is_flagged() -> None:
+    body = {"name": "SecretValue123"}
+    response = _response(
+        422,
+        {
+            "code": 422,
+            "reason": "Invalid Fields: [@name: SecretValue123]",
+            "errors": {"name": "bad"},
+        },
+    )
+    assert "ERR-NO-ECHO" in _rules(CREATE, response, body)
+
+
+def test_non_utc_timestamp_is_flagged() -> None:
+    location = spec.operation("getLocation")
+    body = {
+        "uuid": "11111111-2222-4333-8444-555555555555",
+        "name": "HQ",
+        "type": "AREA",
+        "effectiveDate": "2026-01-01T10:00:00.000+02:00",
+    }
+    assert "CONV-TIMESTAMP-UTC-MILLIS" in _rules(location, _response(200, body))

@@ -1,0 +1,49 @@
+"""The ledger knows how to delete what a create made, and deletes newest first."""
+
+from __future__ import annotations
+
+import httpx
+
+import spec
+from harness._ledger import Ledger, delete_path_for
+
+U = "11111111-2222-4333-8444-555555555555"
+
+
+def test_delete_paths_come_from_the_spec() -> None:
+    cases = {
+        ("createDepartment", ()): f"/api/ws/v1/departments/{U}",
+        ("createWatchlistEntry", (("watchlistUuid", "w"),)): f"/api/ws/v1/watchlists/w/entries/{U}",
+        ("uploadFile", ()): f"/api/ws/v1/files/{U}",
+        ("createInvite", ()): f"/api/ws/v1/invites/{U}",
+    }
+    for (operation_id, params), expected in cases.items():
+        assert delete_path_for(spec.operation(operation_id), dict(params), U) == expected
+
+
+def test_cleanup_is_newest_first_and_accepts_404() -> None:
+    ledger = Ledger()
+    for n in range(3):
+        ledger.register(f"{n}", f"/x/{n}", "full", "create")
+    seen: list[str] = []
+
+    def send(entry) -> httpx.Response:
+        seen.append(entry.uuid)
+        return httpx.Response(404 if entry.uuid == "1" else 200)
+
+    assert ledger.cleanup(send) == []
+    assert seen == ["2", "1", "0"]
+    assert ledger.pending == []
+
+
+def test_cleanup_reports_what_stayed_behind() -> None:
+    ledger = Ledger()
+    ledger.register("a", "/x/a", "full", "createDepartment")
+    problems = ledger.cleanup(lambda entry: httpx.Response(500))
+    assert problems and "createDepartment a" in problems[0]
+
+
+def test_fresh_uuids_are_owned_and_unique() -> None:
+    ledger = Ledger()
+    first, second = ledger.fresh_uuid(), ledger.fresh_uuid()
+    assert first != second and ledger.owns(first) and not ledger.owns(U)

@@ -1,0 +1,207 @@
+"""The pytest plugin, run in a nested pytest against a live reference server (pytester)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.reference_server.conftest import LiveServer
+
+DEPTS = "/api/ws/v1/departments"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    with LiveServer() as live:
+        yield live
+
+
+def _profile(pytester: pytest.Pytester, server: LiveServer, **changes: object) -> Path:
+    data = json.loads(json.dumps(server.profile))
+    for dotted, value in changes.items():
+        node = data
+        *parents, last = dotted.split("__")
+        for name in parents:
+            node = node[name]
+        if value is None:
+            node.pop(last, None)
+        else:
+            node[last] = value
+    path = pytester.path / "target.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_options_live_in_their_own_group(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(
+        ["AMWS conformance:", "*--target=PROFILE*", "*--conformance-report=DIR*"]
+    )
+    assert "--allow-physical" in result.stdout.str() and "--run-id" in result.stdout.str()
+
+
+def test_markers_are_registered(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--markers")
+    for marker in (
+        "rule(*ids)",
+        "requires(capability)",
+        "physical",
+        "rate_limit",
+        "webhooks",
+        "slow",
+    ):
+        assert f"@pytest.mark.{marker}" in result.stdout.str()
+
+
+def test_bad_profile_stops_the_run_with_one_line(
+    pytester: pytest.Pytester, server: LiveServer
+) -> None:
+    pytester.makepyfile("def test_never(api):\n    raise AssertionError('must not run')\n")
+    profile = _profile(pytester, server, keys__full=None)
+    result = pytester.runpytest("--target", str(profile))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if "profile field" in line]
+    assert len(errors) == 1 and "keys.full is required" in errors[0]
+    assert "must not run" not in result.stdout.str()
+
+
+def test_preflight_stops_a_key_that_lies(pytester: pytest.Pytester, server: LiveServer) -> None:
+    pytester.makepyfile("def test_never(api):\n    raise AssertionError('must not run')\n")
+    profile = _profile(pytester, server, keys__readonly=server.profile["keys"]["full"])
+    result = pytester.runpytest("--target", str(profile))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "keys.readonly" in result.stdout.str() + result.stderr.str()
+
+
+def test_missing_key_is_skipped_as_not_configured(
+    pytester: pytest.Pytester, server: LiveServer
+) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.rule("AUTH-PERMISSION-READ-WRITE")
+        def test_readonly(client):
+            client("readonly")
+
+        @pytest.mark.rule("AUTH-PERMISSION-READ-WRITE")
+        @pytest.mark.requires("readonly")
+        def test_marked(api):
+            pass
+        """
+    )
+    result = pytester.runpytest(
+        "--target", str(_profile(pytester, server, keys__readonly=None)), "-rs"
+    )
+    result.assert_outcomes(skipped=2)
+    assert result.stdout.str().count("not configured: the profile has no keys.readonly") == 2
+
+
+def test_physical_tests_need_permission(pytester: pytest.Pytester, server: LiveServer) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.rule("ACP-TRIGGER-ONCE")
+        @pytest.mark.physical
+        def test_door(api):
+            pass
+        """
+    )
+    profile = _profile(pytester, server, allow__physical=False)
+    denied = pytester.runpytest("--target", str(profile), "-rs")
+    denied.assert_outcomes(skipped=1)
+    assert "not allowed: physical actions are off" in denied.stdout.str()
+    allowed = pytester.runpytest("--target", str(profile), "--allow-physical")
+    allowed.assert_outcomes(passed=1)
+
+
+def test_unknown_rule_is_a_usage_error(pytester: pytest.Pytester, server: LiveServer) -> None:
+    pytester.makepyfile(
+        "import pytest\n\n@pytest.mark.rule('NO-SUCH-RULE')\ndef test_x():\n    pass\n"
+    )
+    result = pytester.runpytest("--target", str(_profile(pytester, server)))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "NO-SUCH-RULE" in result.stderr.str()
+
+
+def test_report_has_verdicts_evidence_and_no_keys(
+    pytester: pytest.Pytester, server: LiveServer
+) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.rule("DEPT-FIELD-REQUIRED")
+        def test_required(api):
+            assert api.post("/api/ws/v1/departments", json={}).status_code == 422
+
+        @pytest.mark.rule("DEPT-NAME-UNIQUE")
+        def test_fails(api, factories):
+            body = factories.named("createDepartment", "dept")
+            assert api.post("/api/ws/v1/departments", json=body).status_code == 201
+            assert api.post("/api/ws/v1/departments", json=body).status_code == 201
+        """
+    )
+    report = pytester.path / "report"
+    result = pytester.runpytest(
+        "--target", str(_profile(pytester, server)), "--conformance-report", str(report)
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = (report / "report.json").read_text()
+    document = json.loads(text)
+    assert document["rules"]["DEPT-FIELD-REQUIRED"]["verdict"] == "passed"
+    assert document["rules"]["DEPT-NAME-UNIQUE"]["verdict"] == "failed"
+    assert document["rules"]["DEPT-FIELD-LENGTH"]["verdict"] == "not-run"
+    assert document["verdict"] == "not conformant"
+    assert document["target"]["base_url"] == server.base_url
+    failure = next(iter(document["failures"].values()))
+    assert failure["rules"] == ["DEPT-NAME-UNIQUE"] and failure["transcript"]
+    for key in server.profile["keys"].values():
+        assert (key["key"] if isinstance(key, dict) else key) not in text
+    assert "not conformant" in (report / "report.html").read_text()
+
+
+def test_failed_test_still_cleans_up(pytester: pytest.Pytester, server: LiveServer) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.rule("DEPT-WRITE-ACK")
+        def test_creates_then_fails(api, factories):
+            body = factories.named("createDepartment", "left")
+            assert api.post("/api/ws/v1/departments", json=body).status_code == 201
+            raise AssertionError("boom")
+        """
+    )
+    result = pytester.runpytest("--target", str(_profile(pytester, server)), "--run-id", "cleanup1")
+    result.assert_outcomes(failed=1)
+    with server.client() as api:
+        names = [d["name"] for d in api.get(DEPTS).json()]
+    assert not [n for n in names if "cleanup1" in n]
+
+
+def test_foreign_records_are_never_touched(pytester: pytest.Pytester, server: LiveServer) -> None:
+    with server.client() as api:
+        foreign = api.post(DEPTS, json={"name": "Not the suite's"}).json()["uuid"]
+    pytester.makepyfile(
+        f"""
+        import pytest
+        from harness import SafetyError
+
+        @pytest.mark.rule("DEPT-DELETE-HARD")
+        def test_refuses(api):
+            with pytest.raises(SafetyError):
+                api.delete("/api/ws/v1/departments/{foreign}")
+            with pytest.raises(SafetyError):
+                api.put("/api/ws/v1/departments/{foreign}", json={{"name": "renamed"}})
+        """
+    )
+    result = pytester.runpytest("--target", str(_profile(pytester, server)))
+    result.assert_outcomes(passed=1)
+    with server.client() as api:
+        assert api.get(f"{DEPTS}/{foreign}").json()["name"] == "Not the suite's"

@@ -1,0 +1,98 @@
+"""Profiles: interpolation, validation, and one-line errors that name the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness import ProfileError, load
+
+MINIMAL = {"name": "t", "base_url": "https://example.test", "keys": {"full": "x" * 64}}
+
+
+def _write(tmp_path: Path, data: object) -> Path:
+    path = tmp_path / "profile.yaml"
+    path.write_text(yaml.safe_dump(data) if not isinstance(data, str) else data, encoding="utf-8")
+    return path
+
+
+def test_minimal_profile_loads_with_documented_bucket(tmp_path: Path) -> None:
+    profile = load(_write(tmp_path, MINIMAL))
+    assert profile.key("full") == "x" * 64
+    assert profile.key("readonly") is None
+    assert profile.bucket("full") == {"capacity": 2000, "refill_per_minute": 800}
+
+
+def test_environment_values_are_interpolated(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("AMWS_TEST_KEY", "k" * 64)
+    profile = load(_write(tmp_path, {**MINIMAL, "keys": {"full": "${AMWS_TEST_KEY}"}}))
+    assert profile.key("full") == "k" * 64
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({**MINIMAL, "keys": {"readonly": "r"}}, "keys.full"),
+        ({**MINIMAL, "base_url": "ftp:/nowhere"}, "base_url"),
+        ({**MINIMAL, "colour": "red"}, "colour"),
+        (
+            {
+                **MINIMAL,
+                "keys": {"full": "f", "encrypted": {"key": "e", "secret": "zz", "iv": "00"}},
+            },
+            "keys.encrypted",
+        ),
+        (
+            {
+                **MINIMAL,
+                "rate_limits": {"per_key": {"nobody": {"capacity": 1, "refill_per_minute": 1}}},
+            },
+            "rate_limits.per_key",
+        ),
+    ],
+)
+def test_invalid_profile_error_is_one_line_naming_the_field(
+    tmp_path: Path, data: dict, field: str
+) -> None:
+    with pytest.raises(ProfileError) as error:
+        load(_write(tmp_path, data))
+    message = str(error.value)
+    assert "\n" not in message
+    assert field in message
+
+
+def test_unset_environment_variable_names_the_field(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("AMWS_TEST_UNSET", raising=False)
+    with pytest.raises(ProfileError, match=r"keys\.full.*AMWS_TEST_UNSET"):
+        load(_write(tmp_path, {**MINIMAL, "keys": {"full": "${AMWS_TEST_UNSET}"}}))
+
+
+def test_unreadable_yaml_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="not valid YAML at line"):
+        load(_write(tmp_path, "name: [unclosed\n"))
+    with pytest.raises(ProfileError, match="cannot read"):
+        load(tmp_path / "absent.yaml")
+
+
+def test_secrets_cover_keys_and_tokens_but_not_addresses(tmp_path: Path) -> None:
+    data = {**MINIMAL, "control": {"url": "http://127.0.0.1:1/_reference", "token": "t" * 20}}
+    secrets = load(_write(tmp_path, data)).secrets()
+    assert "x" * 64 in secrets and "t" * 20 in secrets
+    assert "https://example.test" not in secrets
+
+
+def test_shipped_example_profiles_are_valid(monkeypatch) -> None:
+    folder = Path(__file__).resolve().parents[2] / "fixtures" / "profiles"
+    for name in (
+        "AMWS_KEY_FULL",
+        "AMWS_KEY_READONLY",
+        "AMWS_KEY_NONE",
+        "AMWS_KEY_DISABLED",
+        "AMWS_KEY_OTHER",
+        "AMWS_KEY_RATE",
+    ):
+        monkeypatch.setenv(name, "v" * 64)
+    for path in sorted(folder.glob("*.yaml")):
+        assert load(path).name

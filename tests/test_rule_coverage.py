@@ -1,0 +1,55 @@
+"""Every rule of the catalogue is verified by some suite test; every suite test names its rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import spec
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def suite_rules(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """Rule ids of every suite test, from a collection-only run (no target is contacted)."""
+    out = tmp_path_factory.mktemp("collect") / "rules.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "tests._collect_rules",
+            "-p",
+            "no:cacheprovider",
+            "suites",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "AMWS_RULES_OUT": str(out)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    found = json.loads(out.read_text(encoding="utf-8"))
+    assert found, "the suites collect tests"
+    return found
+
+
+def test_every_suite_test_names_a_rule(suite_rules: dict[str, list[str]]) -> None:
+    assert not [nodeid for nodeid, rules in suite_rules.items() if not rules]
+
+
+@pytest.mark.parametrize("level", ["normative", "assumed"])
+def test_every_rule_has_a_test(suite_rules: dict[str, list[str]], level: str) -> None:
+    tested = {rule for rules in suite_rules.values() for rule in rules}
+    missing = sorted(r.id for r in spec.rules() if r.level == level and r.id not in tested)
+    assert not missing, f"{len(missing)} {level} rules without a test: {missing}"
