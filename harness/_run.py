@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -111,6 +113,19 @@ class Run:
             headers={"Authorization": f"Bearer {control['token']}"},
             timeout=30,
         )
+
+    def target_clock(self) -> float:
+        """Seconds since the epoch on the target's clock (the control plane's, else ours).
+
+        The receiver judges signature timestamps by it, so a test that moves the reference
+        server's clock does not make its deliveries look stale.
+        """
+        control = self.control()
+        if control is None:
+            return time.time()
+        with control:
+            now = control.get("/clock").json()["now"]
+        return datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp()
 
     def units_spent(self) -> dict[str, int]:
         return {name: pacer.spent for name, pacer in self._pacers.items()}

@@ -13,13 +13,14 @@ import httpx
 import pytest
 
 import spec
+from fixtures import Factories
 from harness._client import TargetClient
 from harness._preflight import PreflightError
 from harness._preflight import run as preflight
 from harness._profile import Profile, ProfileError
+from harness._receiver import Receiver
 from harness._report import Collector
 from harness._run import Run
-from fixtures import Factories
 
 RUN_KEY = pytest.StashKey[Run]()
 COLLECTOR_KEY = pytest.StashKey[Collector]()
@@ -64,6 +65,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="seed of the payload factories (printed in the header; replays a run's data)",
     )
     group.addoption(
+        "--rules",
+        metavar="IDS",
+        default=None,
+        help="run only the tests tagged with one of these comma-separated rule ids",
+    )
+    group.addoption(
         "--reference-fault",
         action="append",
         default=[],
@@ -91,7 +98,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     run.seed = config.getoption("--seed")
     if run.seed is None:
-        run.seed = int(run.run_id[:8], 16) if all(c in "0123456789abcdef" for c in run.run_id[:8]) else 0
+        run.seed = (
+            int(run.run_id[:8], 16) if all(c in "0123456789abcdef" for c in run.run_id[:8]) else 0
+        )
     config.stash[RUN_KEY] = run
     collector = Collector(config.getoption("--conformance-report"))
     config.stash[COLLECTOR_KEY] = collector
@@ -105,6 +114,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             unknown = [r for r in marker.args if r not in known]
             if unknown:
                 raise pytest.UsageError(f"{item.nodeid} names unknown rule(s) {', '.join(unknown)}")
+    wanted = config.getoption("--rules")
+    if wanted:
+        chosen = set(wanted.split(","))
+        keep = [i for i in items if chosen & set(_rules_of(i))]
+        dropped = [i for i in items if not chosen & set(_rules_of(i))]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
     config.stash[COLLECTOR_KEY].collected(items)
 
 
@@ -164,8 +181,7 @@ def _has(run: Run, profile: Profile, capability: str) -> bool:
         # tests that address foreign records such as the administrator role.
         return profile.section("control") is not None
     if capability == "webhooks":
-        webhooks = profile.section("webhooks") or {}
-        return profile.section("control") is not None or "listen" in webhooks
+        return "listen" in (profile.section("webhooks") or {})
     return bool(profile.section(capability))
 
 
@@ -279,6 +295,17 @@ def factories(amws_run: Run) -> Factories:
 def ledger(amws_run: Run) -> Any:
     assert amws_run.session is not None
     return amws_run.session.ledger
+
+
+@pytest.fixture(scope="session")
+def webhooks(amws_run: Run, profile: Profile) -> Iterator[Receiver]:
+    """The webhook receiver, listening where the profile's ``webhooks.listen`` says."""
+    settings = profile.section("webhooks") or {}
+    if "listen" not in settings:
+        pytest.skip(f"{NOT_CONFIGURED}: the profile has no webhooks.listen")
+    receiver = Receiver(settings, now=amws_run.target_clock).start()
+    yield receiver
+    receiver.stop()
 
 
 @pytest.fixture(scope="session")

@@ -146,6 +146,18 @@ def _apply_faults(
     return errors
 
 
+def _integers(schema: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema counts 5.0 as an integer; hand the domain a real ``int``."""
+    props = spec.resolve(schema).get("properties", {})
+    for name, value in body.items():
+        if isinstance(value, float) and value.is_integer():
+            prop = spec.resolve(props.get(name, {}))
+            kinds = prop.get("type")
+            if kinds == "integer" or (isinstance(kinds, list) and "integer" in kinds):
+                body[name] = int(value)
+    return body
+
+
 def validate_body(op: spec.Operation, body: Any, faults: Faults | None = None) -> Any:
     """Check a JSON body against the operation's schema; timestamps come back normalised."""
     faults = faults or Faults()
@@ -158,7 +170,7 @@ def validate_body(op: spec.Operation, body: Any, faults: Faults | None = None) -
     if errors:
         raise invalid_fields(errors)
     if isinstance(body, dict):
-        body = dict(body)
+        body = _integers(content["schema"], dict(body))
         for name in _timestamp_fields(content["schema"]):
             if isinstance(body.get(name), str):
                 try:

@@ -95,5 +95,10 @@ def build_control_plane(server: Server) -> Starlette:
                 "/_reference/hardware/credentials", guarded(controller_credentials), methods=["GET"]
             ),
             Route("/_reference/audit", guarded(listing("audit")), methods=["GET"]),
+            Route(
+                "/_reference/hardware/access-events",
+                guarded(listing("access_event")),
+                methods=["GET"],
+            ),
         ]
     )

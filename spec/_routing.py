@@ -30,19 +30,29 @@ def _routes() -> tuple[_Route, ...]:
     return tuple(sorted(routes, key=lambda r: -r.literal_segments))
 
 
-def match(method: str, path: str) -> tuple[Operation, dict[str, str]] | None:
-    """The operation and its path parameters, or ``None`` when nothing matches."""
+def _best(path: str) -> tuple[_Route, dict[str, str]] | None:
+    """The most literal route whose pattern fits the path, whatever the method."""
     for route in _routes():
         found = route.pattern.match(path)
-        if found and method.upper() in route.operations:
-            return route.operations[method.upper()], found.groupdict()
+        if found:
+            return route, found.groupdict()
     return None
+
+
+def match(method: str, path: str) -> tuple[Operation, dict[str, str]] | None:
+    """The operation and its path parameters, or ``None`` when the path or method is unknown.
+
+    ``/persons/search`` is the search resource for every method: a PUT there is a method
+    the resource lacks, not an update of a person whose UUID is "search".
+    """
+    best = _best(path)
+    if best is None or method.upper() not in best[0].operations:
+        return None
+    route, params = best
+    return route.operations[method.upper()], params
 
 
 def allowed_methods(path: str) -> set[str]:
     """Methods the document defines for a concrete path (empty: no such path)."""
-    allowed: set[str] = set()
-    for route in _routes():
-        if route.pattern.match(path):
-            allowed |= set(route.operations)
-    return allowed
+    best = _best(path)
+    return set(best[0].operations) if best else set()

@@ -126,7 +126,11 @@ def _holder_name(server: Server, system: str, credential: dict[str, Any]) -> str
     kind, uuid = credential.get("_holderKind"), credential.get("holderUuid")
     if not kind or not uuid:
         return None
-    holder = server.store.get(kind, uuid, system) or {}
+    holder = server.store.get(kind, uuid, system)
+    if holder is None and kind == "visitor" and credential.get("_invite"):
+        # A visitor known only through the invitation has the invitation's names.
+        holder = server.store.get("invite", credential["_invite"], system)
+    holder = holder or {}
     name = " ".join(p for p in (holder.get("firstName"), holder.get("lastName")) if p)
     return name or None
 

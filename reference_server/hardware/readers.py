@@ -9,7 +9,6 @@ same events, fire the same relays and move visits the same way.
 
 from __future__ import annotations
 
-import importlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
@@ -158,15 +157,10 @@ def _status_of(server: Server, credential: dict[str, Any], now: datetime) -> str
 
 
 def _on_grant(server: Server, system: str, credential: dict[str, Any]) -> None:
-    """Hand a visitor grant to the invitations part, wherever it keeps ``on_grant``."""
-    for name in ("reference_server.domain.invites", "reference_server.domain.visits"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        if hasattr(module, "on_grant"):
-            module.on_grant(server, system, credential)
-            return
+    """Hand a visitor grant to the invitations part (check-in, then check-out)."""
+    from reference_server.domain.invites import on_grant
+
+    on_grant(server, system, credential)
 
 
 def _inside_window(credential: dict[str, Any], now: datetime) -> bool:

@@ -13,6 +13,7 @@ invitations) while VisitorDTO and HostDTO call the number ``mobileNumber``; a li
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import json
@@ -437,20 +438,23 @@ def extend_profile(server: Server, document: dict[str, Any]) -> None:
     if not receiver or not settings:
         return
     encryption = settings.get("encryption") or {}
-    document["webhooks"] = {
+    section = {
         **json.loads(receiver),
         "hmac_key": settings.get("hmac_key"),
         "encryption": (
-            {k: encryption.get(k) for k in ("secret", "iv", "fields")}
+            {k: encryption[k] for k in ("secret", "iv", "fields") if encryption.get(k)}
             if encryption.get("secret") and encryption.get("iv")
             else None
         ),
         "header": settings.get("header"),
     }
+    # A profile leaves out what is not configured rather than writing nulls.
+    document["webhooks"] = {k: v for k, v in section.items() if v is not None}
 
 
 def install(server: Server) -> None:
     server.add_background(dispatcher_of(server))
     server.provisioners.append(provision_integration)
     server.profile_extenders.append(extend_profile)
-    server.configure_webhooks = lambda settings: configure(server, settings)  # type: ignore[method-assign]
+    # The control plane's PUT /_reference/webhook-integration lands here.
+    server.configure_webhooks = functools.partial(configure, server)  # type: ignore[method-assign]

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import httpx
-import pytest
 
 from tests.reference_server import test_persons as persons
 from tests.reference_server import test_users as users
@@ -92,8 +91,7 @@ def test_user_search_unknown_criterion_applied(faulty, unique) -> None:
 
 
 def test_user_delete_keeps_invites(faulty, unique) -> None:
-    pytest.importorskip("reference_server.domain.credentials")
-    pytest.importorskip("reference_server.domain.invites")
+    users.needs_invites()
     server = faulty("user-delete-keeps-invites")
     with server.client("full") as api, server.control() as control:
         host = users.create(api, unique)

@@ -164,8 +164,9 @@ def validator(schema_name: str) -> jsonschema.Draft202012Validator:
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def receiver(live: LiveServer) -> Any:
+    """One verifying receiver for the module (tests tell their events apart by visitId)."""
     with Receiver(hmac_key=HMAC_KEY, now=live.server.clock.timestamp) as running:
         yield running
 
@@ -342,14 +343,15 @@ def test_only_events_while_enabled_are_sent(live: LiveServer, receiver: Receiver
 def test_failed_attempt_is_retried_a_second_later(live: LiveServer, receiver: Receiver) -> None:
     integrate(live, receiver)
     receiver.inbox.fail_next = 1
+    attempts = receiver.inbox.attempts
     record = visit()
     started = time.monotonic()
     send(live, "VISIT_CREATED", record)
     [delivery] = wait_for(receiver.inbox, record["uuid"], timeout=4)
     assert 0.9 <= time.monotonic() - started < 3
-    assert receiver.inbox.attempts == 2
+    assert receiver.inbox.attempts == attempts + 2
     time.sleep(0.2)
-    assert receiver.inbox.attempts == 2  # a 2xx ended the delivery
+    assert receiver.inbox.attempts == attempts + 2  # a 2xx ended the delivery
     assert delivery["status"] == "VISIT_CREATED"
 
 
@@ -365,7 +367,7 @@ def test_delivery_gives_up_after_three_retries(faulty) -> None:
         deadline = time.monotonic() + 3
         while rx.inbox.attempts < 4 and time.monotonic() < deadline:
             time.sleep(0.02)
-        time.sleep(0.3)
+        time.sleep(0.15)  # room for a wrong fifth attempt
     assert rx.inbox.attempts == 4
 
 
@@ -459,7 +461,9 @@ def test_next_grant_checks_out_and_a_denial_moves_nothing(
         # The ended visit's credential no longer opens; the denial moves nothing.
         assert_outcome(client.post(READ, json=read_body(live, code)), 401)
     assert api.get(status_url).json()["status"] == "VISITOR_CHECK_OUT"
-    deliveries = wait_for(receiver.inbox, registration, count=4, timeout=0.5)
+    wait_for(receiver.inbox, registration, count=3)
+    time.sleep(0.1)  # room for a wrong fourth event to arrive
+    deliveries = wait_for(receiver.inbox, registration, timeout=0)
     assert [d["status"] for d in deliveries] == [
         "VISIT_CREATED",
         "VISITOR_CHECK_IN",

@@ -1,0 +1,284 @@
+"""Access control lists and points, and the relay trigger.
+
+The trigger opens a door, so every test that can fire a relay is ``physical``. What the relay
+and the audit trail did is only visible through the reference server's control plane
+(``control``); each trigger rule also has an API-only check where the API shows anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import spec
+
+LISTS = "/api/ws/v1/access-control-lists"
+POINTS = "/api/ws/v1/access-control-points"
+
+
+def _trigger_path(uuid: str) -> str:
+    return f"{POINTS}/trigger/{uuid}"
+
+
+def _points(api) -> list[dict]:
+    response = api.get(POINTS)
+    assert response.status_code == 200
+    return response.json()
+
+
+def _lists(api) -> list[dict]:
+    response = api.get(LISTS)
+    assert response.status_code == 200
+    return response.json()
+
+
+def _a_point(api, profile) -> dict:
+    """A point to fire; not the virtual reader's, whose relay other tests fire."""
+    points = _points(api)
+    if not points:
+        pytest.skip("the target lists no access control point")
+    reader_point = (profile.section("virtual_reader") or {}).get("access_control_point")
+    return next((p for p in points if p["uuid"] != reader_point), points[0])
+
+
+def _control_or_none(request: pytest.FixtureRequest) -> Any:
+    """The control plane when the target has one (the API-only checks run either way)."""
+    try:
+        return request.getfixturevalue("control")
+    except pytest.skip.Exception:
+        return None
+
+
+def _plane(control, path: str) -> str:
+    """``/_reference/<path>`` relative to the control client's base URL, whichever it is."""
+    base = str(control.base_url).rstrip("/")
+    return path.removeprefix("/_reference") if base.endswith("/_reference") else path
+
+
+def _relay_events(control) -> list[dict]:
+    response = control.get(_plane(control, "/_reference/hardware/relay-events"))
+    assert response.status_code == 200
+    return response.json()
+
+
+def _audit(control) -> list[dict]:
+    response = control.get(_plane(control, "/_reference/audit"))
+    assert response.status_code == 200
+    return response.json()
+
+
+def _new(before: list[dict], after: list[dict]) -> list[dict]:
+    seen = {event["uuid"] for event in before}
+    return [event for event in after if event["uuid"] not in seen]
+
+
+# -- access control lists ------------------------------------------------------------------
+@pytest.mark.rule("ACL-LIST-SHAPE")
+def test_lists_are_uuid_and_name_unpaged(api, profile, ledger) -> None:
+    lists = _lists(api)
+    assert isinstance(lists, list)
+    assert all(set(item) == {"uuid", "name"} for item in lists), "list items carry more fields"
+    known = (profile.section("virtual_reader") or {}).get("access_control_list")
+    if known:
+        assert known in {item["uuid"] for item in lists}
+    # Not paged: paging parameters (not part of the operation) do not cut the list down.
+    paged = api.get(LISTS, params={"start": 1, "limit": 1}, checks=False)
+    if paged.status_code == 200:
+        assert paged.json() == lists
+    # No operation creates, changes or deletes a list (none is in the spec: status only).
+    for answer in (
+        api.post(LISTS, json={"name": "conformance"}, checks=False),
+        api.put(f"{LISTS}/{ledger.fresh_uuid()}", json={"name": "x"}, checks=False),
+        api.delete(f"{LISTS}/{ledger.fresh_uuid()}", checks=False),
+    ):
+        assert not 200 <= answer.status_code < 300, answer.request.method
+    assert _lists(api) == lists
+
+
+@pytest.mark.rule("ACL-USABLE-ON-CREDENTIALS")
+def test_listed_lists_are_accepted_on_credentials(api, factories) -> None:
+    lists = [item["uuid"] for item in _lists(api)]
+    if not lists:
+        pytest.skip("the target lists no access control list")
+    person = api.post("/api/ws/v1/persons", json=factories.person())
+    assert person.status_code == 201, person.text
+    # A window in the future: the credential opens nothing while the test runs.
+    body = factories.credential(
+        personUuid=person.json()["uuid"],
+        activeDate=factories.instant(days=30),
+        expiryDate=factories.instant(days=31),
+        accessControlListUuids=lists[:1],
+    )
+    created = api.post("/api/ws/v1/credentials", json=body)
+    assert created.status_code == 201, created.text
+    path = f"/api/ws/v1/credentials/{created.json()['uuid']}"
+    assert api.get(path).json()["accessControlListUuids"] == lists[:1]
+
+    updated = api.put(path, json={"accessControlListUuids": lists})
+    assert updated.status_code == 200, updated.text
+    assert sorted(api.get(path).json()["accessControlListUuids"]) == sorted(lists)
+
+
+# -- access control points -----------------------------------------------------------------
+@pytest.mark.rule("ACP-LIST-SHAPE")
+def test_points_are_uuid_name_and_type_unpaged(api, profile) -> None:
+    points = _points(api)
+    assert isinstance(points, list)
+    assert all(set(item) == {"uuid", "name", "type"} for item in points), "items carry more"
+    known = (profile.section("virtual_reader") or {}).get("access_control_point")
+    if known:
+        assert known in {item["uuid"] for item in points}
+    paged = api.get(POINTS, params={"start": 1, "limit": 1}, checks=False)
+    if paged.status_code == 200:
+        assert paged.json() == points
+
+
+@pytest.mark.rule("ACP-FIELD-ENUM")
+def test_point_types_are_the_listed_values(api) -> None:
+    points = _points(api)
+    if not points:
+        pytest.skip("the target lists no access control point")
+    allowed = set(
+        spec.resolve(spec.openapi()["components"]["schemas"]["AccessControlPointType"])["enum"]
+    )
+    for point in points:
+        assert point["type"] in allowed, point["type"]
+
+
+# -- the trigger -----------------------------------------------------------------------------
+@pytest.mark.rule("ACP-TRIGGER-ONCE")
+@pytest.mark.physical
+def test_trigger_fires_the_relay_once(api, profile, request) -> None:
+    control = _control_or_none(request)
+    point = _a_point(api, profile)
+    before = _relay_events(control) if control else []
+    response = api.get(_trigger_path(point["uuid"]))
+    assert response.status_code == 200
+    if control is None:
+        return
+    fired = _new(before, _relay_events(control))
+    assert [e["point"] for e in fired] == [point["uuid"]], f"relay firings: {fired}"
+
+
+@pytest.mark.rule("ACP-TRIGGER-UNCONDITIONAL")
+@pytest.mark.physical
+def test_trigger_opens_every_point_without_any_check(api, request) -> None:
+    # No credential, list or window is involved at all, and points that no schedule of any
+    # list admits open all the same: every listed point must fire.
+    points = _points(api)
+    if not points:
+        pytest.skip("the target lists no access control point")
+    control = _control_or_none(request)
+    for point in points:
+        before = _relay_events(control) if control else []
+        assert api.get(_trigger_path(point["uuid"])).status_code == 200, point["type"]
+        if control is not None:
+            fired = [e["point"] for e in _new(before, _relay_events(control))]
+            assert fired == [point["uuid"]], f"{point['type']} point: {fired}"
+
+
+@pytest.mark.rule("ACP-TRIGGER-AUDIT")
+@pytest.mark.physical
+def test_trigger_is_audited_with_the_key_name(api, profile, control) -> None:
+    point = _a_point(api, profile)
+    before = _audit(control)
+    assert api.get(_trigger_path(point["uuid"])).status_code == 200
+    events = [e for e in _new(before, _audit(control)) if e.get("target") == point["uuid"]]
+    assert len(events) == 1, f"audit events for the trigger: {events}"
+    assert events[0]["key"] == api.name, "the audit event does not name the API key"
+
+
+@pytest.mark.rule("ACP-TRIGGER-PERMISSION")
+@pytest.mark.physical  # a target that gets this wrong opens the door
+def test_reading_points_does_not_allow_the_trigger(client, profile, request) -> None:
+    readonly = client("readonly")
+    listed = readonly.get(POINTS)
+    assert listed.status_code == 200, "the read-only key cannot list the points"
+    point = _a_point(readonly, profile)
+    control = _control_or_none(request)
+    before = _relay_events(control) if control else []
+    assert readonly.get(_trigger_path(point["uuid"])).status_code == 403
+    if control is not None:
+        assert _new(before, _relay_events(control)) == [], "the refused trigger fired a relay"
+
+
+@pytest.mark.rule("ACP-TRIGGER-NOT-FOUND")
+def test_unknown_point_answers_404(api, ledger, request) -> None:
+    control = _control_or_none(request)
+    before = _relay_events(control) if control else []
+    assert api.get(_trigger_path(ledger.fresh_uuid())).status_code == 404
+    if control is not None:
+        assert _new(before, _relay_events(control)) == [], "a relay fired for an unknown point"
+
+
+# -- cost -------------------------------------------------------------------------------------
+def _cost(operation_id: str) -> int:
+    return int(spec.operation(operation_id).rate_cost or 0)
+
+
+def _reference_data_costs() -> dict[str, int]:
+    """Costs of every other operation of document 1's reference-data resources."""
+    prefixes = (
+        "/api/ws/v1/departments",
+        "/api/ws/v1/organisations",
+        "/api/ws/v1/cost-centers",
+        "/api/ws/v1/visit-reason",
+        "/api/ws/v1/locations",
+        "/api/ws/v1/roles",
+        "/api/ws/v1/vehicles",
+        LISTS,
+        POINTS,
+    )
+    return {
+        op.operation_id: int(op.rate_cost or 0)
+        for op in spec.operations()
+        if op.path.startswith(prefixes) and op.operation_id != "triggerAccessControlPoint"
+    }
+
+
+@pytest.fixture(scope="module")
+def triggers_per_bucket(client, profile, control) -> int:
+    """How many triggers a full bucket of the rate_limit key pays for (then it is refilled)."""
+    key = client("rate_limit")
+    bucket = profile.bucket("rate_limit")
+    if bucket["capacity"] > 10 * 2000:
+        pytest.skip(
+            f"the rate_limit key's bucket ({bucket['capacity']} units) is too large to drain"
+        )
+    refill = int(bucket["capacity"] * 60 / bucket["refill_per_minute"]) + 2
+    point = _a_point(key, profile)
+    clock = _plane(control, "/_reference/clock")
+    assert control.put(clock, json={"advance_seconds": refill}).status_code == 200  # start full
+    fired = 0
+    try:
+        while fired <= bucket["capacity"] // _cost("listAccessControlPoints"):
+            response = key.get(_trigger_path(point["uuid"]), pace=False, retry_429=False)
+            if response.status_code == 429:
+                break
+            assert response.status_code == 200, response.status_code
+            fired += 1
+    finally:
+        control.put(clock, json={"advance_seconds": refill})  # leave it full
+    return fired
+
+
+@pytest.mark.rule("ACP-TRIGGER-COST-HIGHER")
+@pytest.mark.physical
+@pytest.mark.rate_limit
+def test_trigger_costs_more_than_reads_and_writes(profile, triggers_per_bucket) -> None:
+    capacity = profile.bucket("rate_limit")["capacity"]
+    dearest = max(_reference_data_costs().values())
+    # At the dearest other call's price a full bucket would pay for capacity // dearest calls.
+    assert triggers_per_bucket < capacity // dearest, (
+        f"a full bucket paid for {triggers_per_bucket} triggers: "
+        f"a trigger costs no more than {dearest} units"
+    )
+
+
+@pytest.mark.rule("ACP-TRIGGER-COST-UNITS")
+@pytest.mark.physical
+@pytest.mark.rate_limit
+def test_trigger_costs_the_assumed_units(profile, triggers_per_bucket) -> None:
+    capacity = profile.bucket("rate_limit")["capacity"]
+    assert triggers_per_bucket == capacity // _cost("triggerAccessControlPoint")

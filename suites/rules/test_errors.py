@@ -1,0 +1,318 @@
+"""Errors (doc1 § Errors): the failure body, 422 reasons, no echo, final and temporary answers,
+400 for missing or unreadable bodies and 404 for unknown UUIDs.
+
+The 400 and 404 tests are generated from the spec: every operation that takes a JSON body, and
+every keyed operation with a UUID path parameter.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import spec
+from fixtures import Factories
+
+V1 = "/api/ws/v1"
+REASON_422 = re.compile(r"^422 - Unprocessable Entity - Invalid Fields: \[@.+\]$")
+
+# Valid create bodies; ``new(collection)`` makes a record the body refers to.
+CREATE_BODIES: dict[str, Callable[[Factories, Callable[[str], str]], dict[str, Any]]] = {
+    "createLocation": lambda f, new: f.location(),
+    "createRole": lambda f, new: f.role(),
+    "createPerson": lambda f, new: f.person(),
+    "createUser": lambda f, new: f.user(),
+    "createWatchlist": lambda f, new: f.watchlist(),
+    "createWatchlistEntry": lambda f, new: f.watchlist_entry(),
+    "createCredential": lambda f, new: f.credential(personUuid=new("/persons")),
+    "createInvite": lambda f, new: f.invite(new("/users")),
+}
+STATUS_CHANGE = {"status": "VISIT_CANCELLED"}
+
+
+def takes_json(op: spec.Operation) -> bool:
+    body = spec.resolve(op.raw.get("requestBody")) or {}
+    return "application/json" in body.get("content", {})
+
+
+class Maker:
+    """Creates (with the full key) the records an operation's path or body needs."""
+
+    def __init__(self, api: Any, factories: Factories) -> None:
+        self.api, self.f = api, factories
+
+    def create_body(self, create_op: str) -> dict[str, Any]:
+        make = CREATE_BODIES.get(create_op)
+        if make is None:  # the name-only resources
+            return self.f.named(create_op, "rec")
+        return make(self.f, lambda collection: self.new(V1 + collection))
+
+    def new(self, collection: str) -> str:
+        found = spec.match("POST", collection)
+        assert found, f"the spec has no create operation at {collection}"
+        response = self.api.post(collection, json=self.create_body(found[0].operation_id))
+        assert response.status_code == 201, f"creating at {collection}: {response.text}"
+        return response.json().get("uuid") or response.json()["registrationId"]
+
+    def path(self, template: str) -> str:
+        """The template with every parameter naming a record made for it."""
+        done: list[str] = []
+        for part in template.split("/"):
+            done.append(self.new("/".join(done)) if part.startswith("{") else part)
+        return "/".join(done)
+
+    def body(self, op: spec.Operation) -> dict[str, Any] | None:
+        """A valid body for the operation: its own create body, or its collection's."""
+        if not takes_json(op):
+            return None
+        if op.operation_id == "changeInviteStatus":
+            return STATUS_CHANGE
+        collection = op.path if op.method == "POST" else op.path.rsplit("/", 1)[0]
+        return self.create_body(spec.match("POST", collection)[0].operation_id)
+
+
+def _uuid_params(op: spec.Operation) -> list[str]:
+    return [
+        p["name"]
+        for p in op.parameters()
+        if p.get("in") == "path" and spec.resolve(p.get("schema", {})).get("format") == "uuid"
+    ]
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", value)
+    return template
+
+
+# -- 400: every operation with a JSON body ----------------------------------------------------
+def _json_ops() -> list[Any]:
+    return [pytest.param(op, id=op.operation_id) for op in spec.operations() if takes_json(op)]
+
+
+@pytest.mark.rule("ERR-400-BODY")
+@pytest.mark.parametrize("op", _json_ops())
+def test_missing_or_unreadable_body_answers_400(api, factories, op: spec.Operation) -> None:
+    path = Maker(api, factories).path(op.path)
+    reread = spec.match("GET", path) is not None
+    before = api.get(path).json() if reread else None
+    for label, content in (("absent", None), ("unreadable", b'{"name": "x", ')):
+        # 400 is documented for these operations, so the global checks stay on.
+        answer = api.request(
+            op.method, path, content=content, headers={"Content-Type": "application/json"}
+        )
+        assert answer.status_code == 400, f"{label} body answered {answer.status_code}"
+    if reread:
+        assert api.get(path).json() == before, "a request without a readable body wrote"
+
+
+# -- 404: every keyed operation with a UUID path parameter, at UUIDs nobody has ---------------
+def _unknown_ops() -> list[Any]:
+    return [
+        pytest.param(op, id=op.operation_id)
+        for op in spec.operations()
+        if op.keyed and _uuid_params(op)
+    ]
+
+
+@pytest.mark.rule("ERR-404-UNKNOWN-UUID", "CONV-RESPONSE-CONFORMS")
+@pytest.mark.parametrize("op", _unknown_ops())
+def test_unknown_uuid_answers_404(api, factories, ledger, op: spec.Operation) -> None:
+    body = Maker(api, factories).body(op)
+    path = _fill(op.path, {name: ledger.fresh_uuid() for name in _uuid_params(op)})
+    answer = api.request(op.method, path, json=body)
+    assert answer.status_code == 404, f"{op.method} {path} answered {answer.status_code}"
+    error = answer.json()
+    assert error["code"] == 404 and error["reason"]
+
+
+# -- the error body ---------------------------------------------------------------------------
+def _provoke(status: int, api: Any, client: Any, factories: Factories, ledger: Any) -> Any:
+    departments = f"{V1}/departments"
+    if status == 400:
+        return api.post(departments, content=b"{", headers={"Content-Type": "application/json"})
+    if status == 401:
+        return client("missing").get(departments)
+    if status == 403:
+        return client("none").get(departments)
+    if status == 404:
+        return api.get(f"{departments}/{ledger.fresh_uuid()}")
+    if status == 409:
+        body = factories.named("createDepartment", "dup")
+        assert api.post(departments, json=body).status_code == 201
+        return api.post(departments, json=body)
+    return api.post(departments, json={"name": factories.too_long("createDepartment", "name")})
+
+
+@pytest.mark.rule("ERR-BODY-SHAPE")
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 422])
+def test_error_body_carries_code_and_reason(api, client, factories, ledger, status: int) -> None:
+    answer = _provoke(status, api, client, factories, ledger)
+    assert answer.status_code == status
+    body = answer.json()
+    assert isinstance(body, dict)
+    assert type(body.get("code")) is int and body["code"] == status, body
+    assert isinstance(body.get("reason"), str) and body["reason"].strip(), body
+
+
+# Bodies with two offending fields each (limits and enums read from the spec).
+def _invalid(f: Factories) -> dict[str, tuple[str, dict[str, Any]]]:
+    return {
+        "createLocation": (
+            "/locations",
+            f.location(
+                name=f.too_long("createLocation", "name"),
+                type=f.wrong_enum("createLocation", "type"),
+            ),
+        ),
+        "createPerson": (
+            "/persons",
+            f.person(
+                firstName=f.too_long("createPerson", "firstName"),
+                personType=f.wrong_enum("createPerson", "personType"),
+            ),
+        ),
+        "createWatchlist": (
+            "/watchlists",
+            f.watchlist(name=f.too_short("createWatchlist", "name"), enabled="yes"),
+        ),
+    }
+
+
+INVALID_FIELDS = {
+    "createLocation": ("name", "type"),
+    "createPerson": ("firstName", "personType"),
+    "createWatchlist": ("name", "enabled"),
+}
+
+
+@pytest.mark.rule("ERR-422-REASON-FORMAT")
+@pytest.mark.parametrize("op_id", list(INVALID_FIELDS))
+def test_422_reason_names_every_field(api, factories, op_id: str) -> None:
+    collection, body = _invalid(factories)[op_id]
+    answer = api.post(V1 + collection, json=body)
+    assert answer.status_code == 422
+    error = answer.json()
+    assert REASON_422.match(error["reason"]), error["reason"]
+    for field in INVALID_FIELDS[op_id]:
+        assert f"@{field}:" in error["reason"], f"the reason does not name {field}"
+    if "errors" in error:
+        assert set(INVALID_FIELDS[op_id]) <= set(error["errors"])
+        assert all(isinstance(v, str) for v in error["errors"].values())
+
+
+# -- no echo, final and temporary answers ---------------------------------------------------
+@pytest.mark.rule("ERR-NO-ECHO")
+def test_rejected_values_are_not_echoed(api, factories) -> None:
+    marker = factories.tag("echo").replace("-", "")
+    cases = [
+        ("/locations", factories.location(type=f"ENUM{marker}")),
+        ("/locations", factories.location(name=marker + "x" * 200)),
+        ("/locations", factories.location(effectiveDate=f"T{marker}")),
+        ("/persons", factories.person(email=f"{marker}-not-an-address")),
+        ("/persons", factories.person(department=f"{marker}-not-a-uuid")),
+        ("/users", factories.user(password=marker[:6])),
+        ("/watchlists", factories.watchlist(name=f"{marker}"[:3])),
+    ]
+    for collection, body in cases:
+        answer = api.post(V1 + collection, json=body)
+        assert 400 <= answer.status_code < 500, answer.status_code
+        sent = [v for v in body.values() if isinstance(v, str) and marker[:3] in v]
+        for value in sent:
+            assert value not in answer.text, f"the rejected value {value!r} is echoed"
+    garbled = f'{{"name": "{marker}'.encode()
+    answer = api.post(
+        f"{V1}/departments", content=garbled, headers={"Content-Type": "application/json"}
+    )
+    assert answer.status_code == 400 and marker not in answer.text
+
+
+def advance(control: Any, seconds: float) -> None:
+    """Move the reference server's clock (the control url may or may not end in /_reference)."""
+    path = (
+        "/clock"
+        if control.base_url.path.rstrip("/").endswith("/_reference")
+        else "/_reference/clock"
+    )
+    control.put(path, json={"advance_seconds": seconds}).raise_for_status()
+
+
+def _fields_of(answer: Any) -> set[str]:
+    return set(re.findall(r"@([^:]+):", answer.json()["reason"]))
+
+
+@pytest.mark.rule("ERR-422-FINAL")
+def test_422_is_final(api, factories, amws_run) -> None:
+    body = factories.location(name=factories.too_long("createLocation", "name"))
+    first = api.post(f"{V1}/locations", json=body)
+    assert first.status_code == 422
+    for _ in range(2):
+        again = api.post(f"{V1}/locations", json=body)
+        assert again.status_code == 422 and _fields_of(again) == _fields_of(first)
+    control = amws_run.control()
+    if control is not None:  # waiting changes nothing either
+        with control:
+            advance(control, 600)
+        assert api.post(f"{V1}/locations", json=body).status_code == 422
+
+
+@pytest.mark.rule("ERR-451-FINAL")
+def test_451_is_final(api, factories) -> None:
+    identity = factories.tag("wanted")
+    watchlist = api.post(f"{V1}/watchlists", json=factories.watchlist()).json()["uuid"]
+    entry = factories.watchlist_entry(identityNumber=identity)
+    assert api.post(f"{V1}/watchlists/{watchlist}/entries", json=entry).status_code == 201
+    host = api.post(f"{V1}/users", json=factories.user()).json()["uuid"]
+    listed = factories.invite(host, identityNumber=identity)
+    for _ in range(3):
+        assert api.post(f"{V1}/invites", json=listed).status_code == 451
+    registrations = api.get(f"{V1}/users/{host}/registrations").json()
+    assert registrations["totalCount"] == 0, "a refused invitation was created"
+    # An update that puts the visitor on the watchlist is refused the same way, every time.
+    clean = api.post(f"{V1}/invites", json=factories.invite(host)).json()["registrationId"]
+    for _ in range(2):
+        update = api.put(f"{V1}/invites/{clean}", json={"identityNumber": identity})
+        assert update.status_code == 451
+    assert api.get(f"{V1}/invites/{clean}").json().get("identityNumber") != identity
+
+
+@pytest.mark.rule("ERR-429-TEMPORARY")
+@pytest.mark.rate_limit
+@pytest.mark.requires("rate_limit")
+def test_429_is_temporary(api, client, factories, amws_run) -> None:
+    limited, control = client("rate_limit"), amws_run.control()
+
+    def wait(seconds: float) -> None:
+        if control is None:
+            time.sleep(seconds)
+        else:
+            advance(control, seconds)
+
+    try:
+        wait(180)  # start from a full bucket (2000 units refill in 150 s)
+        for _ in range(200):
+            read = limited.get(f"{V1}/departments", pace=False, retry_429=False)
+            if read.status_code == 429:
+                break
+        assert read.status_code == 429, "the bucket never ran out"
+        body = factories.named("createDepartment", "rl")
+        refused = limited.post(f"{V1}/departments", json=body, pace=False, retry_429=False)
+        assert refused.status_code == 429
+        names = {r["name"] for r in api.get(f"{V1}/departments").json()}
+        assert body["name"] not in names, "a request answered 429 had an effect"
+        delay = float(refused.headers["Retry-After"])
+        for _ in range(4):  # Retry-After is a lower bound: double on a further 429
+            wait(delay)
+            answer = limited.post(f"{V1}/departments", json=body, pace=False, retry_429=False)
+            if answer.status_code != 429:
+                break
+            delay *= 2
+        assert answer.status_code == 201, "the identical request did not succeed after waiting"
+    finally:
+        if control is not None:
+            wait(180)  # leave the bucket full for the next test
+            control.close()

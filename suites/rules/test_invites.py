@@ -1,0 +1,481 @@
+"""Visitor invitations (INV- rules): create, read, list, rounding, references, spellings,
+locations, field checks, the watchlist refusal and the assumed update/cancel/status operations.
+
+Instants are taken from the target's clock (the control plane's when there is one), so a run
+whose clock was moved still builds windows that are open, past or future as intended.
+"""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from fixtures._limits import length_range
+
+INVITES = "/api/ws/v1/invites"
+READ_FIELDS = {
+    "registrationId", "visitorId", "firstName", "lastName", "email", "mobile", "identityNumber",
+    "alternativeNumber", "visitType", "activation", "expiry", "location", "hostUser",
+    "visitReason", "type", "accessCode", "qrCodeUrl", "inviteLink", "inviteTextMessage",
+    "status", "arrivedAt", "leftAt",
+}  # fmt: skip
+ENTRY_FIELDS = {
+    "registrationId", "visitorId", "firstName", "lastName", "activation", "expiry", "type",
+    "accessCode", "qrCodeUrl", "inviteLink", "inviteTextMessage", "status",
+}  # fmt: skip
+SPELLINGS = {
+    "first_name": "firstName", "last_name": "lastName", "identity_number": "identityNumber",
+    "alternative_number": "alternativeNumber", "visit_type": "visitType",
+}  # fmt: skip
+ENDED = ["VISIT_CANCELLED", "VISITOR_CHECK_OUT", "VISIT_NO_SHOW", "VISIT_DENIED"]
+
+
+# -- helpers ------------------------------------------------------------------------------
+def iso(moment: datetime) -> str:
+    """A UTC instant in the request format, with milliseconds."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{moment.microsecond // 1000:03d}Z"
+
+
+def instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def control_path(control: httpx.Client, name: str) -> str:
+    """``name`` under /_reference, whether the control client's base already ends there."""
+    inside = control.base_url.path.rstrip("/").endswith("/_reference")
+    return f"/{name}" if inside else f"/_reference/{name}"
+
+
+@contextmanager
+def settings(control: httpx.Client, **changes: Any) -> Iterator[None]:
+    """Administrator settings changed for the block, the old values put back afterwards."""
+    path = control_path(control, "settings")
+    before = control.get(path).json()
+    assert control.put(path, json=changes).status_code == 200
+    try:
+        yield
+    finally:
+        control.put(path, json={k: before[k] for k in changes}).raise_for_status()
+
+
+def refused(response: httpx.Response, field: str, status: int = 422) -> None:
+    assert response.status_code == status, (field, response.status_code, response.text)
+    assert field in response.json()["reason"], (field, response.json()["reason"])
+
+
+class Invites:
+    """The invitation calls of the tests, bound to the run's client, factories and a host."""
+
+    def __init__(self, api: Any, factories: Any, host: str, control: httpx.Client | None):
+        self.api, self.factories, self.host, self.control = api, factories, host, control
+
+    def now(self) -> datetime:
+        """The target's now: its control-plane clock where it has one, else the wall clock."""
+        if self.control is None:
+            return datetime.now(UTC)
+        return instant(self.control.get(control_path(self.control, "clock")).json()["now"])
+
+    def body(self, start_h: float = -1, hours: float = 8, **fields: Any) -> dict[str, Any]:
+        """A valid body whose window starts ``start_h`` hours from now; None leaves a field out."""
+        start = self.now() + timedelta(hours=start_h)
+        end = start + timedelta(hours=hours)
+        made = self.factories.invite(self.host, activation=iso(start), expiry=iso(end))
+        return {k: v for k, v in {**made, **fields}.items() if v is not None}
+
+    def post(self, sent: dict[str, Any] | None = None, **fields: Any) -> httpx.Response:
+        return self.api.post(INVITES, json=sent if sent is not None else self.body(**fields))
+
+    def create(self, sent: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+        response = self.post(sent, **fields)
+        assert response.status_code == 201, response.text
+        return response.json()
+
+    def new(self, **fields: Any) -> str:
+        return self.create(**fields)["registrationId"]
+
+    def read(self, registration: str) -> dict[str, Any]:
+        response = self.api.get(f"{INVITES}/{registration}")
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def status(self, registration: str) -> str:
+        response = self.api.get(f"{INVITES}/{registration}/status")
+        assert response.status_code == 200, response.text
+        assert response.json()["registrationId"] == registration
+        return response.json()["status"]
+
+    def put(self, registration: str, **fields: Any) -> httpx.Response:
+        return self.api.put(f"{INVITES}/{registration}", json=fields)
+
+    def move(self, registration: str, status: str) -> httpx.Response:
+        return self.api.put(f"{INVITES}/{registration}/status", json={"status": status})
+
+    def cancel(self, registration: str) -> httpx.Response:
+        return self.api.delete(f"{INVITES}/{registration}")
+
+    def entries(self, **params: Any) -> list[dict[str, Any]]:
+        """Every invitation list entry, walked page by page."""
+        query = {k: v for k, v in params.items() if v is not None}
+        found: list[dict[str, Any]] = []
+        while True:
+            page = self.api.get(INVITES, params={**query, "start": len(found), "limit": 1000})
+            found += page.json()["entries"]
+            if not page.json()["entries"] or len(found) >= page.json()["totalCount"]:
+                return found
+
+
+@pytest.fixture(scope="module")
+def inv(amws_run: Any, api: Any, factories: Any) -> Iterator[Invites]:
+    user = api.post("/api/ws/v1/users", json=factories.user())
+    assert user.status_code == 201, user.text
+    control = amws_run.control()
+    yield Invites(api, factories, user.json()["uuid"], control)
+    if control is not None:
+        control.close()
+
+
+# -- create, read, not found ----------------------------------------------------------------
+@pytest.mark.rule(
+    "INV-CREATE-201", "INV-REGISTRATION-ID", "INV-RECORD-SHAPE", "INV-STATUS-READ", "VISIT-CREATED"
+)
+def test_create_answers_201_with_the_handles_later_calls_use(inv, factories) -> None:
+    sent = inv.body(type="PIN", identityNumber=factories.tag("id"))
+    created = inv.create(sent)
+    assert (created["code"], created["message"], created["type"]) == (201, "created", "PIN")
+    registration = created["registrationId"]
+    assert uuidlib.UUID(registration) and uuidlib.UUID(created["visitorId"])
+    record = inv.read(registration)
+    assert set(record) >= READ_FIELDS
+    assert record["registrationId"] == registration and record["visitorId"] == created["visitorId"]
+    for field in ("firstName", "lastName", "email", "mobile", "identityNumber", "hostUser"):
+        assert record[field] == sent[field], field
+    assert record["status"] == "VISIT_CREATED" == inv.status(registration)
+    # Every later call finds the same invitation by the registration ID.
+    assert inv.put(registration, lastName=factories.tag("renamed")).status_code == 200
+    assert inv.read(registration)["status"] == "VISIT_UPDATED" == inv.status(registration)
+    assert inv.move(registration, "VISITOR_CHECK_IN").status_code == 200
+    assert inv.status(registration) == "VISITOR_CHECK_IN"
+    assert inv.cancel(registration).status_code == 409  # under way: no longer cancellable
+
+
+@pytest.mark.rule("INV-READ-NOT-FOUND", "INV-ASSUMED-OPS-NOT-FOUND")
+def test_unknown_registration_id_answers_404_everywhere(inv, api, ledger) -> None:
+    unknown = ledger.fresh_uuid()
+    assert api.get(f"{INVITES}/{unknown}").status_code == 404
+    assert api.get(f"{INVITES}/{unknown}/status").status_code == 404
+    assert inv.put(unknown, comments="nothing").status_code == 404
+    assert inv.cancel(unknown).status_code == 404
+    assert inv.move(unknown, "VISITOR_CHECK_IN").status_code == 404
+
+
+# -- listing ------------------------------------------------------------------------------
+@pytest.mark.rule("INV-LIST-ENVELOPE", "INV-LIST-DEFAULTS", "INV-RECORD-SHAPE")
+def test_list_pages_visit_every_invitation_once(inv, api) -> None:
+    mine = {inv.new() for _ in range(3)}
+    first = api.get(INVITES).json()
+    assert first["startIndex"] == 0
+    assert first["countReturned"] == len(first["entries"]) == min(100, first["totalCount"])
+    limit = min(1000, max(1, -(-first["totalCount"] // 3)))
+    seen: list[str] = []
+    while True:
+        page = api.get(INVITES, params={"start": len(seen), "limit": limit}).json()
+        assert page["startIndex"] == len(seen)
+        assert page["countReturned"] == len(page["entries"]) <= limit
+        assert all(set(entry) >= ENTRY_FIELDS for entry in page["entries"])
+        seen += [e["registrationId"] for e in page["entries"]]
+        if page["startIndex"] + page["countReturned"] >= page["totalCount"] or not page["entries"]:
+            break
+    assert len(seen) == len(set(seen)) == page["totalCount"]
+    assert mine <= set(seen)
+
+
+@pytest.mark.rule("INV-LIST-LIMIT-RANGE")
+@pytest.mark.parametrize(("limit", "status"), [(0, 400), (1, 200), (1000, 200), (1001, 400)])
+def test_list_limit_outside_1_to_1000_answers_400(api, limit: int, status: int) -> None:
+    response = api.get(INVITES, params={"limit": limit})
+    assert response.status_code == status
+    if status == 200:
+        assert response.json()["countReturned"] <= limit
+
+
+@pytest.mark.rule("INV-LIST-VISITOR-FILTER")
+def test_visitor_uuid_narrows_the_list(inv, api, factories) -> None:
+    wanted, other = (inv.create(identityNumber=factories.tag("id")) for _ in "ab")
+    assert wanted["visitorId"] != other["visitorId"]
+    page = api.get(INVITES, params={"visitorUUID": wanted["visitorId"], "limit": 1000}).json()
+    assert {e["visitorId"] for e in page["entries"]} == {wanted["visitorId"]}
+    assert page["totalCount"] == page["countReturned"]
+    ids = {e["registrationId"] for e in page["entries"]}
+    assert wanted["registrationId"] in ids and other["registrationId"] not in ids
+
+
+@pytest.mark.rule("INV-LIST-FILTER-VALUES")
+def test_time_filters_split_past_current_and_future(inv) -> None:
+    ids = {
+        "PAST": inv.new(start_h=-72, hours=24),
+        "CURRENT": inv.new(start_h=-1, hours=24),
+        "FUTURE": inv.new(start_h=48, hours=24),
+    }
+    for value in ("PAST", "CURRENT", "FUTURE"):
+        listed = {e["registrationId"] for e in inv.entries(filter=value)}
+        assert {when for when, i in ids.items() if i in listed} == {value}, value
+    for value in (None, "ALL", "NOT_A_FILTER"):
+        assert set(ids.values()) <= {e["registrationId"] for e in inv.entries(filter=value)}, value
+
+
+# -- rounding -----------------------------------------------------------------------------
+@pytest.mark.rule("INV-ACTIVATION-ROUND-DOWN", "INV-EXPIRY-ROUND-UP")
+def test_activation_truncated_and_expiry_moved_to_second_59(inv) -> None:
+    minute = (inv.now() + timedelta(days=1)).replace(second=0, microsecond=0)
+
+    def at(hours: float, seconds: float = 0) -> datetime:
+        return minute + timedelta(hours=hours, seconds=seconds)
+
+    def stored(registration: str) -> tuple[datetime, datetime]:
+        record = inv.read(registration)
+        return instant(record["activation"]), instant(record["expiry"]).replace(microsecond=0)
+
+    registration = inv.new(activation=iso(at(0, 30.5)), expiry=iso(at(8, 10)))
+    assert stored(registration) == (at(0), at(8, 59))
+    # Values already on the minute: activation is kept, expiry still moves to :59.
+    assert inv.put(registration, activation=iso(at(1)), expiry=iso(at(9))).status_code == 200
+    assert stored(registration) == (at(1), at(9, 59))
+    # An update rounds the same way.
+    assert inv.put(registration, activation=iso(at(2, 45.25))).status_code == 200
+    assert inv.put(registration, expiry=iso(at(10, 1))).status_code == 200
+    assert stored(registration) == (at(2), at(10, 59))
+
+
+# -- references, spellings, locations, mandatory fields -----------------------------------
+@pytest.mark.rule("INV-REFERENCE-MISSING-422")
+@pytest.mark.parametrize("field", ["hostUser", "visitReason", "location"])
+def test_reference_to_nothing_answers_422(inv, ledger, field: str) -> None:
+    sent = inv.body(**{field: ledger.fresh_uuid()})
+    refused(inv.post(sent), field)
+    assert sent["lastName"] not in {e["lastName"] for e in inv.entries()}
+    registration = inv.new()
+    before = inv.read(registration)
+    refused(inv.put(registration, **{field: ledger.fresh_uuid()}), field)
+    assert inv.read(registration) == before
+
+
+@pytest.mark.rule("INV-FIELD-SPELLINGS", "VER-INVITE-UNDERSCORE-SPELLINGS")
+@pytest.mark.parametrize("created_in", ["underscore", "camelCase"])
+def test_underscore_and_camel_case_spellings_mean_the_same(inv, factories, created_in) -> None:
+    def spelt(values: dict[str, str], underscore: bool) -> dict[str, str]:
+        return {(old if underscore else new): values[new] for old, new in SPELLINGS.items()}
+
+    def fresh() -> dict[str, str]:
+        return {new: factories.tag(new[:4])[:50] for new in SPELLINGS.values()}
+
+    values = fresh()
+    sent = {**inv.body(firstName=None, lastName=None), **spelt(values, created_in == "underscore")}
+    registration = inv.create(sent)["registrationId"]
+    record = inv.read(registration)
+    assert {f: record[f] for f in SPELLINGS.values()} == values
+    assert not set(SPELLINGS) & set(record)
+    # An update in the other spelling changes the same fields.
+    values = fresh()
+    changed = inv.put(registration, **spelt(values, created_in != "underscore"))
+    assert changed.status_code == 200
+    assert {f: inv.read(registration)[f] for f in SPELLINGS.values()} == values
+
+
+@pytest.mark.rule("INV-LOCATION-BY-NAME", "INV-FIELD-LENGTH")
+def test_location_given_by_uuid_or_by_name(inv, api, factories) -> None:
+    longest = length_range("createInvite", "location")[1]
+    name = factories.name_for("createLocation", "loc").ljust(longest, "x")
+    created = api.post("/api/ws/v1/locations", json=factories.location(name=name))
+    assert created.status_code == 201, created.text
+    location = created.json()["uuid"]
+    for given in (location, name):
+        assert inv.read(inv.new(location=given))["location"] == location, given
+    for outside in ("y", name + "y"):
+        refused(inv.post(location=outside), "location")
+
+
+@pytest.mark.rule("INV-LOCATION-UNKNOWN-NAME-DEFAULT", "INV-LOCATION-BY-NAME")
+@pytest.mark.requires("control")
+def test_unknown_location_name_follows_the_administrator_setting(inv, control, factories) -> None:
+    unknown, registration = factories.tag("nowhere"), inv.new()
+    with settings(control, location_name_tolerant=False):
+        refused(inv.post(location=unknown), "location")
+        refused(inv.put(registration, location=unknown), "location")
+    with settings(control, location_name_tolerant=True):
+        inv.create(location=unknown)
+        assert inv.put(registration, location=unknown).status_code == 200
+
+
+@pytest.mark.rule("INV-MANDATORY-FIELDS-DEFAULT")
+def test_first_name_is_mandatory(inv) -> None:
+    refused(inv.post(firstName=None), "firstName")
+    inv.create(lastName=None, email=None, mobile=None)
+
+
+@pytest.mark.rule("INV-MANDATORY-FIELDS-DEFAULT")
+@pytest.mark.requires("control")
+def test_mandatory_visitor_fields_follow_the_administrator_setting(inv, control, factories):
+    with settings(control, mandatory_visitor_fields=["firstName", "identityNumber"]):
+        refused(inv.post(), "identityNumber")
+        inv.create(identityNumber=factories.tag("id"))
+
+
+# -- field checks -------------------------------------------------------------------------
+@pytest.mark.rule("INV-FIELD-REQUIRED")
+@pytest.mark.parametrize("missing", ["activation", "expiry", "hostUser"])
+def test_create_needs_activation_expiry_and_host(inv, missing: str) -> None:
+    refused(inv.post(**{missing: None}), missing)
+
+
+def sized(factories: Any, field: str, length: int) -> str:
+    if field == "email":  # well formed: a 20-letter local part, domain labels under 64
+        return "v" * 20 + "@" + "a" * 40 + "." + "b" * (length - 66) + ".com"
+    return factories.tag(field[:3]).ljust(length, "x")[:length]
+
+
+@pytest.mark.rule("INV-FIELD-LENGTH")
+@pytest.mark.parametrize(
+    "field",
+    ["firstName", "lastName", "identityNumber", "alternativeNumber", "visitType", "email", "comments"],
+)  # fmt: skip
+def test_text_field_lengths(inv, factories, field: str) -> None:
+    high = length_range("createInvite", field)[1]
+    inv.create(**{field: sized(factories, field, high)})
+    refused(inv.post(**{field: sized(factories, field, high + 1)}), field)
+    refused(inv.put(inv.new(), **{field: sized(factories, field, high + 1)}), field)
+
+
+@pytest.mark.rule("INV-FIELD-EMAIL", "INV-FIELD-PHONE")
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("email", "visitor.example.com"), ("email", "visitor@"), ("mobile", "0821234567"),
+     ("mobile", "+27 82-12")],
+)  # fmt: skip
+def test_malformed_email_or_mobile_answers_422(inv, field: str, value: str) -> None:
+    refused(inv.post(**{field: value}), field)
+    refused(inv.put(inv.new(), **{field: value}), field)
+
+
+@pytest.mark.rule("INV-FIELD-ENUM")
+def test_credential_type_is_pin_or_qr_code(inv, factories) -> None:
+    assert inv.create()["type"] == inv.create(type="QR_CODE")["type"] == "QR_CODE"
+    pin = inv.create(type="PIN")
+    assert pin["type"] == "PIN" and str(pin["accessCode"]).isdigit()
+    for wrong in ("OTHER", factories.wrong_enum("createInvite", "type")):
+        refused(inv.post(type=wrong), "type")
+        refused(inv.put(pin["registrationId"], type=wrong), "type")
+    assert inv.read(pin["registrationId"])["type"] == "PIN"
+
+
+@pytest.mark.rule("INV-EXPIRY-AFTER-ACTIVATION")
+def test_expiry_must_be_later_than_activation(inv) -> None:
+    minute = (inv.now() + timedelta(days=1)).replace(second=0, microsecond=0)
+    for start, end in ((10, 5), (10, 10), (3600, 0)):  # seconds; rounding would hide the first
+        window = {
+            "activation": minute + timedelta(seconds=start),
+            "expiry": minute + timedelta(seconds=end),
+        }
+        refused(inv.post(inv.body(**{k: iso(v) for k, v in window.items()})), "expiry")
+    registration = inv.new(start_h=24, hours=8)
+    stored = inv.read(registration)
+    before_start = iso(instant(stored["activation"]) - timedelta(minutes=5))
+    refused(inv.put(registration, expiry=before_start), "expiry")
+    after_end = iso(instant(stored["expiry"]) + timedelta(minutes=5))
+    refused(inv.put(registration, activation=after_end), "expiry")
+    assert inv.read(registration) == stored
+
+
+# -- watchlist ----------------------------------------------------------------------------
+@pytest.mark.rule("INV-WATCHLIST-451", "ERR-451-FINAL", "WL-CONSULTED-ON-ARRIVAL")
+@pytest.mark.parametrize("by", ["identityNumber", "name"])
+def test_watchlist_match_answers_451_every_time(inv, api, factories, by: str) -> None:
+    sent = inv.body(identityNumber=factories.tag("id"))
+    watchlist = api.post("/api/ws/v1/watchlists", json=factories.watchlist()).json()["uuid"]
+    names = {"firstName": sent["firstName"], "lastName": sent["lastName"]}
+    entry = {"identityNumber": sent["identityNumber"]} if by == "identityNumber" else names
+    added = api.post(f"/api/ws/v1/watchlists/{watchlist}/entries", json=entry)
+    assert added.status_code == 201, added.text
+    for _ in range(2):
+        response = inv.post(sent)
+        assert response.status_code == 451, response.text
+        assert not {"registrationId", "accessCode", "inviteLink"} & set(response.json())
+    assert sent["lastName"] not in {e["lastName"] for e in inv.entries()}
+
+
+# -- update, cancel, status ---------------------------------------------------------------
+@pytest.mark.rule("INV-UPDATE-200", "INV-FIELD-REQUIRED")
+def test_update_changes_only_the_fields_sent(inv, factories) -> None:
+    registration = inv.new(identityNumber=factories.tag("id"), type="PIN")
+    before, new_name = inv.read(registration), factories.tag("last")
+    assert inv.put(registration, lastName=new_name).status_code == 200
+    after = inv.read(registration)
+    assert after["lastName"] == new_name
+    unchanged = READ_FIELDS - {"lastName", "status", "inviteTextMessage"}
+    assert {f: after[f] for f in unchanged} == {f: before[f] for f in unchanged}
+
+
+@pytest.mark.rule("INV-UPDATE-IDENTICAL-425", "VISIT-UPDATED")
+def test_identical_update_answers_425_and_changes_nothing(inv) -> None:
+    sent = inv.body(type="PIN")
+    registration = inv.create(sent)["registrationId"]
+    before = inv.read(registration)
+    # The original body (its seconds round to the stored values), then stored values as read.
+    for repeat in (sent, {"firstName": before["firstName"], "activation": before["activation"]}):
+        response = inv.put(registration, **repeat)
+        assert response.status_code == 425, response.text
+        assert inv.read(registration) == before
+    assert inv.status(registration) == "VISIT_CREATED"
+
+
+@pytest.mark.rule("INV-UPDATE-CLOSED-409", "INV-CANCEL-CLOSED-409")
+@pytest.mark.parametrize("ended", ENDED)
+def test_ended_visit_refuses_update_and_cancel(inv, factories, ended: str) -> None:
+    registration = inv.new()
+    if ended == "VISITOR_CHECK_OUT":
+        assert inv.move(registration, "VISITOR_CHECK_IN").status_code == 200
+    assert inv.move(registration, ended).status_code == 200
+    before = inv.read(registration)
+    assert before["status"] == ended
+    update = inv.put(registration, lastName=factories.tag("late"))
+    assert update.status_code == 409, update.text
+    assert inv.cancel(registration).status_code == 409
+    assert inv.read(registration) == before
+
+
+@pytest.mark.rule("INV-CANCEL-200", "VISIT-CANCELLED")
+@pytest.mark.parametrize("updated_first", [False, True])
+def test_cancel_keeps_the_invitation_readable(inv, updated_first: bool) -> None:
+    registration = inv.new()
+    if updated_first:
+        assert inv.put(registration, comments="moved to the afternoon").status_code == 200
+    assert inv.cancel(registration).status_code == 200
+    assert inv.read(registration)["status"] == "VISIT_CANCELLED" == inv.status(registration)
+
+
+@pytest.mark.rule("INV-STATUS-CHANGE-409", "VISIT-CHECK-OUT")
+def test_status_move_not_allowed_from_current_status_answers_409(inv) -> None:
+    registration = inv.new()
+    assert inv.move(registration, "VISITOR_CHECK_OUT").status_code == 409
+    assert inv.status(registration) == "VISIT_CREATED"
+    assert inv.move(registration, "VISITOR_CHECK_IN").status_code == 200
+    assert inv.move(registration, "VISITOR_CHECK_IN").status_code == 409
+    assert inv.status(registration) == "VISITOR_CHECK_IN"
+
+
+@pytest.mark.rule("INV-STATUS-CHANGE-422")
+@pytest.mark.parametrize(
+    "target", [None, "VISIT_CREATED", "VISIT_UPDATED", "VISITOR_ON_SITE", "NOT_A_STATUS"]
+)
+def test_unsupported_target_status_answers_422(inv, api, target: str | None) -> None:
+    registration = inv.new()
+    sent = {} if target is None else {"status": target}
+    response = api.put(f"{INVITES}/{registration}/status", json=sent)
+    assert response.status_code == 422, response.text
+    assert inv.status(registration) == "VISIT_CREATED"

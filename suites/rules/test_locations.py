@@ -1,0 +1,312 @@
+"""Locations: required fields, the type enum, field limits, partial PUT, reads and hard delete.
+
+Every limit is read from the spec's LocationCreate/LocationUpdate schemas.
+"""
+
+from __future__ import annotations
+
+import string
+from datetime import datetime
+
+import pytest
+
+import spec
+from fixtures._limits import enum_values, field_schema, length_range, required
+
+PATH = "/api/ws/v1/locations"
+
+
+def _text_fields() -> list[str]:
+    """String fields whose only constraint is their length (keyContactNumber has a pattern
+    and is covered by the phone test)."""
+    schema = spec.resolve(spec.openapi()["components"]["schemas"]["LocationCreate"])
+    found = []
+    for name in schema["properties"]:
+        prop = field_schema("createLocation", name)
+        if prop.get("type") == "string" and "maxLength" in prop and "pattern" not in prop:
+            found.append(name)
+    return found
+
+
+TEXT_FIELDS = _text_fields()
+
+
+def _short(factories, length: int) -> str:
+    alphabet = string.ascii_lowercase + string.digits
+    return "".join(factories.random.choice(alphabet) for _ in range(length))
+
+
+def _text(factories, length: int) -> str:
+    """Exactly ``length`` characters, run-tagged when there is room (names must be unique)."""
+    base = factories.tag("loc")
+    return _short(factories, length) if length < len(base) else (base + "x" * length)[:length]
+
+
+def _create(api, factories, **overrides) -> tuple[str, dict]:
+    body = factories.location(**overrides)
+    response = api.post(PATH, json=body)
+    assert response.status_code == 201, response.text
+    return response.json()["uuid"], body
+
+
+def _read(api, uuid: str) -> dict:
+    response = api.get(f"{PATH}/{uuid}")
+    assert response.status_code == 200
+    return response.json()
+
+
+def _names(api) -> set[str]:
+    return {item["name"] for item in api.get(PATH).json()}
+
+
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _refused(response, field: str) -> None:
+    assert response.status_code == 422, (field, response.status_code)
+    assert field in response.json()["reason"], response.json()["reason"]
+
+
+# -- required fields and the type enum -----------------------------------------------------
+@pytest.mark.rule("LOC-FIELD-REQUIRED")
+def test_name_and_type_are_required_on_create(api, factories) -> None:
+    assert set(required("createLocation")) == {"name", "type"}
+    for missing in ("name", "type"):
+        body = factories.location()
+        del body[missing]
+        _refused(api.post(PATH, json=body), missing)
+        if missing == "type":
+            assert body["name"] not in _names(api), "a location without type was stored"
+
+
+@pytest.mark.rule("LOC-FIELD-REQUIRED")
+def test_name_and_type_alone_make_a_location(api, factories) -> None:
+    name = factories.name_for("createLocation", "loc")
+    kind = enum_values("createLocation", "type")[0]
+    created = api.post(PATH, json={"name": name, "type": kind})
+    assert created.status_code == 201
+    stored = _read(api, created.json()["uuid"])
+    assert (stored["name"], stored["type"]) == (name, kind)
+
+
+@pytest.mark.rule("LOC-FIELD-ENUM")
+def test_type_accepts_only_the_listed_values(api, factories) -> None:
+    wrong = factories.wrong_enum("createLocation", "type")
+    body = factories.location(type=wrong)
+    _refused(api.post(PATH, json=body), "type")
+    assert body["name"] not in _names(api)
+
+    uuid, _ = _create(api, factories)
+    for value in enum_values("updateLocation", "type"):
+        assert api.put(f"{PATH}/{uuid}", json={"type": value}).status_code == 200, value
+        assert _read(api, uuid)["type"] == value
+    _refused(api.put(f"{PATH}/{uuid}", json={"type": wrong}), "type")
+    assert _read(api, uuid)["type"] == value
+
+
+# -- field limits ----------------------------------------------------------------------------
+@pytest.mark.rule("LOC-FIELD-LENGTH")
+@pytest.mark.parametrize("field", TEXT_FIELDS)
+def test_field_length_limits(api, factories, field: str) -> None:
+    low, high = length_range("createLocation", field)
+    refused = [n for n in (low - 1, high + 1) if n >= 0 and (n < low or n > high)]
+    for length in refused:
+        body = factories.location(**{field: _text(factories, length)})
+        _refused(api.post(PATH, json=body), field)
+        assert body["name"] not in _names(api), f"a {length}-character {field} was stored"
+
+    uuid, _ = _create(api, factories)
+    for length in (max(low, 1), high):
+        value = _text(factories, length)
+        assert api.put(f"{PATH}/{uuid}", json={field: value}).status_code == 200, length
+        assert _read(api, uuid)[field] == value
+    for length in refused:
+        _refused(api.put(f"{PATH}/{uuid}", json={field: _text(factories, length)}), field)
+        assert len(_read(api, uuid)[field]) == high, f"a {length}-character {field} was stored"
+
+
+@pytest.mark.rule("LOC-FIELD-PHONE", "LOC-FIELD-LENGTH")
+def test_key_contact_number_is_international(api, factories) -> None:
+    uuid, _ = _create(api, factories)
+    good = factories.phone()
+    assert api.put(f"{PATH}/{uuid}", json={"keyContactNumber": good}).status_code == 200
+    assert _read(api, uuid)["keyContactNumber"] == good
+    national = "0" + good[-9:]
+    with_letters = good[:4] + "abc" + good[7:]
+    too_long = "+" + "1" * length_range("createLocation", "keyContactNumber")[1]
+    for bad in (national, with_letters, good[1:], too_long):
+        body = factories.location(keyContactNumber=bad)
+        _refused(api.post(PATH, json=body), "keyContactNumber")
+        assert body["name"] not in _names(api)
+        _refused(api.put(f"{PATH}/{uuid}", json={"keyContactNumber": bad}), "keyContactNumber")
+        assert _read(api, uuid)["keyContactNumber"] == good
+
+
+@pytest.mark.rule("LOC-FIELD-RANGE")
+def test_coordinates_lie_strictly_inside_their_range(api, factories) -> None:
+    uuid, _ = _create(api, factories)
+    for field, bound in (("latitude", 90), ("longitude", 180)):
+        for inside in (bound - 0.000001, -bound + 0.000001):
+            assert api.put(f"{PATH}/{uuid}", json={field: inside}).status_code == 200
+            assert _read(api, uuid)[field] == pytest.approx(inside)
+        for outside in (bound, -bound, bound + 0.5, -bound - 0.5):
+            body = factories.location(**{field: outside})
+            _refused(api.post(PATH, json=body), field)
+            assert body["name"] not in _names(api)
+            _refused(api.put(f"{PATH}/{uuid}", json={field: outside}), field)
+            assert _read(api, uuid)[field] == pytest.approx(-bound + 0.000001)
+
+
+@pytest.mark.rule("LOC-FIELD-PRECISION")
+def test_coordinates_take_at_most_15_decimals(api, factories) -> None:
+    # Sent as raw JSON text: a Python float would not keep the 16th decimal as written.
+    headers = {"Content-Type": "application/json"}
+    name = factories.name_for("createLocation", "loc")
+    kind = enum_values("createLocation", "type")[0]
+    fifteen, sixteen = "12.123456789012345", "12.1234567890123456"
+    created = api.post(
+        PATH,
+        content=f'{{"name": "{name}", "type": "{kind}", "latitude": {fifteen}}}'.encode(),
+        headers=headers,
+    )
+    assert created.status_code == 201, created.text
+    uuid = created.json()["uuid"]
+    assert _read(api, uuid)["latitude"] == pytest.approx(float(fifteen), abs=1e-12)
+    for field in ("latitude", "longitude"):
+        other = factories.name_for("createLocation", "loc")
+        body = f'{{"name": "{other}", "type": "{kind}", "{field}": {sixteen}}}'
+        _refused(api.post(PATH, content=body.encode(), headers=headers), field)
+        assert other not in _names(api)
+        body = f'{{"{field}": {sixteen}}}'
+        _refused(api.put(f"{PATH}/{uuid}", content=body.encode(), headers=headers), field)
+    assert _read(api, uuid)["latitude"] == pytest.approx(float(fifteen), abs=1e-12)
+    assert _read(api, uuid)["longitude"] is None
+
+
+# -- writes ----------------------------------------------------------------------------------
+@pytest.mark.rule("LOC-WRITE-ACK")
+def test_writes_answer_an_acknowledgement(api, factories) -> None:
+    body = factories.location()
+    created = api.post(PATH, json=body)
+    assert created.status_code == 201
+    ack = created.json()
+    assert ack["message"] == "success"
+    assert not {"name", "type", "city"} & set(ack), "the create answer carries the record"
+    uuid = ack["uuid"]
+    assert _read(api, uuid)["name"] == body["name"]
+
+    city = _text(factories, 20)
+    updated = api.put(f"{PATH}/{uuid}", json={"city": city})
+    assert updated.status_code == 200
+    ack = updated.json()
+    assert (ack["uuid"], ack["message"]) == (uuid, "success")
+    assert not {"name", "type", "city"} & set(ack), "the update answer carries the record"
+    assert _read(api, uuid)["city"] == city
+
+
+@pytest.mark.rule("LOC-NAME-UNIQUE")
+def test_duplicate_names_conflict(api, factories) -> None:
+    first, first_body = _create(api, factories)
+    second, second_body = _create(api, factories)
+    duplicate = factories.location(name=first_body["name"])
+    assert api.post(PATH, json=duplicate).status_code == 409
+    assert [i["name"] for i in api.get(PATH).json()].count(first_body["name"]) == 1
+
+    assert api.put(f"{PATH}/{second}", json={"name": first_body["name"]}).status_code == 409
+    assert _read(api, first)["name"] == first_body["name"]
+    assert _read(api, second)["name"] == second_body["name"]
+
+
+@pytest.mark.rule("LOC-UPDATE-PARTIAL")
+def test_put_changes_only_the_fields_it_is_given(api, factories) -> None:
+    uuid, _ = _create(
+        api,
+        factories,
+        complex=_text(factories, 12),
+        suburb=_text(factories, 12),
+        comments="kept by a partial update",
+        expiresDate=factories.instant(days=90),
+    )
+    before = _read(api, uuid)
+    city = _text(factories, 15)
+    assert api.put(f"{PATH}/{uuid}", json={"city": city}).status_code == 200
+    after = _read(api, uuid)
+    assert after == {**before, "city": city}, "fields left out of the PUT changed"
+
+    # Neither name nor type need be sent.
+    assert api.put(f"{PATH}/{uuid}", json={"comments": "second note"}).status_code == 200
+    assert _read(api, uuid) == {**after, "comments": "second note"}
+
+
+# -- reads -----------------------------------------------------------------------------------
+@pytest.mark.rule("LOC-LIST-SHAPE")
+def test_list_items_are_uuid_and_name_only(api, factories) -> None:
+    uuid, body = _create(api, factories)
+    listed = api.get(PATH)
+    assert listed.status_code == 200
+    items = listed.json()
+    assert isinstance(items, list)
+    assert {"uuid": uuid, "name": body["name"]} in items
+    assert all(set(item) == {"uuid", "name"} for item in items), "list items carry more fields"
+
+
+@pytest.mark.rule("LOC-READ-FULL")
+def test_read_returns_the_full_record(api, factories) -> None:
+    body = factories.location(
+        complex=_text(factories, 10),
+        suburb=_text(factories, 10),
+        postalCode="8001",
+        stateProvince=_text(factories, 10),
+        country="ZA",
+        expiresDate=factories.instant(days=365, offset_hours=-5),
+        keyContactName=_text(factories, 10),
+        comments="read back in full",
+    )
+    created = api.post(PATH, json=body)
+    assert created.status_code == 201
+    uuid = created.json()["uuid"]
+    stored = _read(api, uuid)
+    expected = set(spec.openapi()["components"]["schemas"]["Location"]["properties"])
+    assert expected <= set(stored), f"missing {expected - set(stored)}"
+    assert stored["uuid"] == uuid
+    for field, value in body.items():
+        if field in ("effectiveDate", "expiresDate"):
+            assert stored[field].endswith(("Z", "+00:00")), stored[field]
+            assert _instant(stored[field]) == _instant(value), field
+        elif isinstance(value, float):
+            assert stored[field] == pytest.approx(value), field
+        else:
+            assert stored[field] == value, field
+
+
+@pytest.mark.rule("LOC-NOT-FOUND")
+def test_unknown_uuid_answers_404(api, factories, ledger) -> None:
+    unknown = ledger.fresh_uuid()
+    name = factories.name_for("updateLocation", "loc")
+    assert api.get(f"{PATH}/{unknown}").status_code == 404
+    assert api.put(f"{PATH}/{unknown}", json={"name": name}).status_code == 404
+    assert api.delete(f"{PATH}/{unknown}").status_code == 404
+    assert name not in _names(api)
+
+
+@pytest.mark.rule("LOC-DELETE-HARD")
+def test_delete_is_hard_and_unlinks_people(api, factories) -> None:
+    uuid, body = _create(api, factories)
+    people = []
+    for holder, make in (("persons", factories.person), ("users", factories.user)):
+        created = api.post(f"/api/ws/v1/{holder}", json=make(location=uuid))
+        assert created.status_code == 201, created.text
+        people.append(f"/api/ws/v1/{holder}/{created.json()['uuid']}")
+
+    deleted = api.delete(f"{PATH}/{uuid}")
+    assert deleted.status_code == 200
+    assert deleted.json()["uuid"] == uuid
+    assert api.get(f"{PATH}/{uuid}").status_code == 404
+    listed = api.get(PATH).json()
+    assert uuid not in {item["uuid"] for item in listed}
+    assert body["name"] not in {item["name"] for item in listed}
+    for person in people:
+        read = api.get(person)
+        assert read.status_code == 200
+        assert read.json().get("location") is None, f"{person} still carries the location"

@@ -1,0 +1,311 @@
+"""Photos: a staged file claimed through photoUuid on person and user writes, what the record
+shows afterwards (hasPhoto, photoId), the expiry of unclaimed staged files, and the keyed photo
+and thumbnail downloads (format, size, caching, permissions, isolation, not-found, cost).
+
+Upload and staged-file delete are in test_files.py; signed media links in test_media_links.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from PIL import Image
+
+import spec
+from fixtures.images import jpeg_bytes, png_bytes
+
+UPLOAD = "/api/ws/v1/files/upload"
+FILES = "/api/ws/v1/files"
+PERSONS = "/api/ws/v1/persons"
+USERS = "/api/ws/v1/users"
+PHOTOS = "/api/ws/v1/photos"
+KINDS = ("photo", "thumbnail")
+RECORDS = [
+    pytest.param(PERSONS, id="person"),
+    pytest.param(USERS, id="user"),
+]
+# Every photoUuid-carrying write: (resource, how the photo arrives).
+WRITES = [
+    pytest.param(PERSONS, "create", id="person-create"),
+    pytest.param(PERSONS, "update", id="person-update"),
+    pytest.param(USERS, "create", id="user-create"),
+    pytest.param(USERS, "update", id="user-update"),
+]
+
+
+# -- helpers -----------------------------------------------------------------------------
+def _seed(factories: Any) -> int:
+    """An image seed of this run: distinct images never meet the identical-file 422 rule."""
+    text = f"{factories.run_id}:{factories.random.getrandbits(64)}"
+    return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
+
+
+def _staged(client: Any, data: bytes, name: str = "photo.jpg", media: str = "image/jpeg") -> str:
+    response = client.post(UPLOAD, files={"file": (name, data, media)})
+    assert response.status_code == 200, (response.status_code, response.text)
+    return response.json()["uuid"]
+
+
+def _body(factories: Any, resource: str, **extra: Any) -> dict[str, Any]:
+    return {**(factories.person() if resource == PERSONS else factories.user()), **extra}
+
+
+def _created(response: Any) -> str:
+    assert response.status_code == 201, (response.status_code, response.text)
+    return response.json()["uuid"]
+
+
+def _read(client: Any, resource: str, uuid: str) -> dict[str, Any]:
+    response = client.get(f"{resource}/{uuid}")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _with_photo(
+    client: Any, factories: Any, resource: str = PERSONS, data: bytes | None = None
+) -> tuple[str, dict[str, Any], str]:
+    """A record of the client's system with a claimed photo: (record uuid, read, upload uuid)."""
+    staged = _staged(client, data if data is not None else jpeg_bytes(_seed(factories)))
+    uuid = _created(client.post(resource, json=_body(factories, resource, photoUuid=staged)))
+    return uuid, _read(client, resource, uuid), staged
+
+
+def _photo_id(read: dict[str, Any]) -> str:
+    photo_id = read.get("photoId")
+    assert isinstance(photo_id, str) and photo_id, f"the read shows no photoId: {read}"
+    return photo_id
+
+
+def _decoded(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+def _assert_refused(response: Any, status: int) -> None:
+    """A refusal with the JSON error body and no image bytes."""
+    assert response.status_code == status, (response.status_code, response.text[:200])
+    assert not response.headers.get("content-type", "").startswith("image/")
+    assert response.json()["code"] == status
+
+
+def _directives(header: str) -> dict[str, str | None]:
+    found: dict[str, str | None] = {}
+    for part in header.split(","):
+        name, _, value = part.strip().partition("=")
+        if name:
+            found[name.strip().lower()] = value.strip().strip('"') if value else None
+    return found
+
+
+def _clock_path(control: Any) -> str:
+    """The control plane's clock, whether the client is based at /_reference or at the server."""
+    inside = str(control.base_url).rstrip("/").endswith("/_reference")
+    return "/clock" if inside else "/_reference/clock"
+
+
+def _advance(control: Any, seconds: float) -> None:
+    """Move the reference server's clock forward."""
+    response = control.put(_clock_path(control), json={"advance_seconds": seconds})
+    assert response.status_code == 200, response.text
+
+
+@pytest.fixture
+def restored_clock(control: Any) -> Iterator[Any]:
+    """Moves the server clock forward for one test, then back to where it would have been."""
+    text = control.get(_clock_path(control)).json()["now"]
+    server_start = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    started = time.monotonic()
+
+    yield lambda seconds: _advance(control, seconds)
+    now = server_start + timedelta(seconds=time.monotonic() - started)
+    control.put(_clock_path(control), json={"now": now.astimezone(UTC).isoformat()})
+
+
+# -- claiming through photoUuid ----------------------------------------------------------------
+@pytest.mark.rule("FILE-CLAIM-PHOTOUUID")
+@pytest.mark.parametrize(("resource", "how"), WRITES)
+def test_staged_file_becomes_the_records_photo(api, factories, resource: str, how: str) -> None:
+    data = jpeg_bytes(_seed(factories))
+    staged = _staged(api, data)
+    if how == "create":
+        uuid = _created(api.post(resource, json=_body(factories, resource, photoUuid=staged)))
+    else:
+        body = _body(factories, resource)
+        uuid = _created(api.post(resource, json=body))
+        assert _read(api, resource, uuid)["hasPhoto"] is False
+        updated = api.put(f"{resource}/{uuid}", json={**body, "photoUuid": staged})
+        assert updated.status_code == 200, updated.text
+    read = _read(api, resource, uuid)
+    assert read["hasPhoto"] is True
+    photo = api.get(f"{PHOTOS}/photo/{_photo_id(read)}")
+    assert photo.status_code == 200
+    assert _decoded(photo.content).size == _decoded(data).size
+
+
+@pytest.mark.rule("FILE-CLAIM-PHOTOUUID", "PERS-PHOTO-UUID-INVALID")
+def test_never_issued_photo_uuid_is_422(api, factories, ledger) -> None:
+    body = factories.person()
+    _assert_refused(api.post(PERSONS, json={**body, "photoUuid": ledger.fresh_uuid()}), 422)
+    uuid = _created(api.post(PERSONS, json=body))
+    replaced = api.put(f"{PERSONS}/{uuid}", json={**body, "photoUuid": ledger.fresh_uuid()})
+    _assert_refused(replaced, 422)
+    assert _read(api, PERSONS, uuid)["hasPhoto"] is False
+
+
+@pytest.mark.rule("FILE-STAGED-EXPIRY", "PERS-PHOTO-UUID-INVALID")
+@pytest.mark.requires("control")
+def test_unclaimed_staged_file_expires_after_24_hours(api, factories, restored_clock) -> None:
+    person_body, user_body = factories.person(), factories.user()
+    person = _created(api.post(PERSONS, json=person_body))
+    user = _created(api.post(USERS, json=user_body))
+    late, *expiring = [_staged(api, jpeg_bytes(_seed(factories), (96, 72))) for _ in range(6)]
+    restored_clock(24 * 3600 - 120)
+    # Still waiting two minutes before the 24 hours are up: it can be claimed.
+    claimed = _created(api.post(PERSONS, json=factories.person(photoUuid=late)))
+    assert _read(api, PERSONS, claimed)["hasPhoto"] is True
+    restored_clock(240)
+    for_person, for_person_update, for_user, for_user_update, for_delete = expiring
+    _assert_refused(api.post(PERSONS, json=factories.person(photoUuid=for_person)), 422)
+    replaced = api.put(f"{PERSONS}/{person}", json={**person_body, "photoUuid": for_person_update})
+    _assert_refused(replaced, 422)
+    _assert_refused(api.post(USERS, json=factories.user(photoUuid=for_user)), 422)
+    replaced = api.put(f"{USERS}/{user}", json={**user_body, "photoUuid": for_user_update})
+    _assert_refused(replaced, 422)
+    _assert_refused(api.delete(f"{FILES}/{for_delete}"), 404)
+    assert _read(api, PERSONS, person)["hasPhoto"] is False
+    assert _read(api, USERS, user)["hasPhoto"] is False
+
+
+# -- photoId ---------------------------------------------------------------------------------
+@pytest.mark.rule("PHOTO-ID-FROM-RECORD")
+@pytest.mark.parametrize("resource", RECORDS)
+def test_downloads_take_the_photo_id_of_the_record(api, factories, resource: str) -> None:
+    bare = _read(api, resource, _created(api.post(resource, json=_body(factories, resource))))
+    assert bare["hasPhoto"] is False and bare["photoId"] is None
+    uuid, read, staged = _with_photo(api, factories, resource)
+    photo_id = _photo_id(read)
+    assert photo_id.lower() not in (uuid.lower(), staged.lower())
+    for kind in KINDS:
+        assert api.get(f"{PHOTOS}/{kind}/{photo_id}").status_code == 200
+        _assert_refused(api.get(f"{PHOTOS}/{kind}/{uuid}"), 404)
+        _assert_refused(api.get(f"{PHOTOS}/{kind}/{staged}"), 404)
+
+
+# -- downloads ----------------------------------------------------------------------------------
+@pytest.mark.rule("PHOTO-DOWNLOAD-JPEG")
+@pytest.mark.parametrize("upload", ["jpeg", "png"])
+def test_photo_and_thumbnail_are_jpeg(api, factories, upload: str) -> None:
+    seed = _seed(factories)
+    data = jpeg_bytes(seed) if upload == "jpeg" else png_bytes(seed, (480, 360))
+    name, media = ("p.jpg", "image/jpeg") if upload == "jpeg" else ("p.png", "image/png")
+    staged = _staged(api, data, name, media)
+    uuid = _created(api.post(PERSONS, json=factories.person(photoUuid=staged)))
+    photo_id = _photo_id(_read(api, PERSONS, uuid))
+    for kind in KINDS:
+        response = api.get(f"{PHOTOS}/{kind}/{photo_id}")
+        assert response.status_code == 200, kind
+        assert response.headers["content-type"].split(";")[0].strip() == "image/jpeg", kind
+        assert _decoded(response.content).format == "JPEG", kind
+
+
+@pytest.mark.rule("PHOTO-THUMBNAIL-SMALLER")
+def test_thumbnail_is_smaller_than_the_photo(api, factories) -> None:
+    _, read, _ = _with_photo(api, factories, PERSONS, jpeg_bytes(_seed(factories), (800, 600)))
+    photo_id = _photo_id(read)
+    photo = api.get(f"{PHOTOS}/photo/{photo_id}")
+    thumbnail = api.get(f"{PHOTOS}/thumbnail/{photo_id}")
+    assert photo.status_code == thumbnail.status_code == 200
+    assert len(thumbnail.content) < len(photo.content)
+    (pw, ph), (tw, th) = _decoded(photo.content).size, _decoded(thumbnail.content).size
+    assert tw <= pw and th <= ph, ((tw, th), (pw, ph))
+    assert tw * th < pw * ph, "the thumbnail has as many pixels as the photo"
+
+
+@pytest.mark.rule("PHOTO-CACHE-PRIVATE")
+def test_downloads_are_private_for_one_hour(api, factories) -> None:
+    photo_id = _photo_id(_with_photo(api, factories)[1])
+    for kind in KINDS:
+        response = api.get(f"{PHOTOS}/{kind}/{photo_id}")
+        assert response.status_code == 200
+        directives = _directives(response.headers.get("cache-control", ""))
+        assert "private" in directives, (kind, directives)
+        assert directives.get("max-age") == "3600", (kind, directives)
+        assert "public" not in directives and "s-maxage" not in directives, (kind, directives)
+
+
+@pytest.mark.rule("PHOTO-403-NO-READ-RIGHT")
+def test_downloads_need_photos_read(api, client, factories) -> None:
+    without = client("none")
+    photo_id = _photo_id(_with_photo(api, factories)[1])
+    for kind in KINDS:
+        _assert_refused(without.get(f"{PHOTOS}/{kind}/{photo_id}"), 403)
+        assert api.get(f"{PHOTOS}/{kind}/{photo_id}").status_code == 200
+
+
+@pytest.mark.rule("PHOTO-403-OTHER-SYSTEM")
+def test_photo_of_another_system_is_403(api, client, factories) -> None:
+    other = client("other_system")
+    photo_id = _photo_id(_with_photo(other, factories)[1])
+    for kind in KINDS:
+        assert other.get(f"{PHOTOS}/{kind}/{photo_id}").status_code == 200, kind
+        _assert_refused(api.get(f"{PHOTOS}/{kind}/{photo_id}"), 403)
+
+
+@pytest.mark.rule("PHOTO-404-NONE")
+def test_unknown_photo_id_is_404(api, factories, ledger) -> None:
+    uuid, _, staged = _with_photo(api, factories, USERS)
+    unclaimed = _staged(api, jpeg_bytes(_seed(factories), (96, 72)))
+    for candidate in (ledger.fresh_uuid(), uuid, staged, unclaimed):
+        for kind in KINDS:
+            _assert_refused(api.get(f"{PHOTOS}/{kind}/{candidate}"), 404)
+
+
+@pytest.mark.rule("PHOTO-404-EMPTY", "PHOTO-404-NONE")
+def test_photo_without_content_is_404_never_an_empty_200(api, factories) -> None:
+    # A photo record whose stored image has no bytes cannot be made through the API; what a
+    # client can observe is that a download is either real image bytes or 404, never a 200
+    # with an empty body, also once the owning record (and with it the content) is gone.
+    uuid, read, _ = _with_photo(api, factories)
+    photo_id = _photo_id(read)
+    for kind in KINDS:
+        response = api.get(f"{PHOTOS}/{kind}/{photo_id}")
+        assert response.status_code == 200 and len(response.content) > 0, kind
+    assert api.delete(f"{PERSONS}/{uuid}").status_code == 200
+    for kind in KINDS:
+        _assert_refused(api.get(f"{PHOTOS}/{kind}/{photo_id}"), 404)
+
+
+@pytest.mark.rule("PHOTO-RATE-COST")
+@pytest.mark.rate_limit
+@pytest.mark.requires("control")
+def test_each_download_costs_50(api, client, control, factories, profile) -> None:
+    limited = client("rate_limit")
+    size = profile.bucket("rate_limit")
+    capacity, per_second = size["capacity"], size["refill_per_minute"] / 60
+    costs = {kind: spec.operation(f"download{kind.title()}").rate_cost or 0 for kind in KINDS}
+    photo_id = _photo_id(_with_photo(api, factories)[1])
+    _advance(control, capacity / per_second + 5)
+    spent, refused, started = 0, None, time.monotonic()
+    for attempt in range(capacity // min(costs.values()) + 20):
+        kind = KINDS[attempt % 2]
+        response = limited.get(f"{PHOTOS}/{kind}/{photo_id}", retry_429=False)
+        if response.status_code != 200:
+            refused = response
+            break
+        spent += costs[kind]
+    elapsed = time.monotonic() - started
+    _advance(control, capacity / per_second + 5)
+    assert refused is not None and refused.status_code == 429, "the bucket never ran out"
+    assert refused.headers.get("retry-after", "").isdigit()
+    refilled = (elapsed + 1) * per_second
+    largest = max(costs.values())
+    assert capacity - largest < spent <= capacity + refilled, (
+        f"downloads worth {spent} units (at {costs}) fitted a bucket of {capacity}"
+    )

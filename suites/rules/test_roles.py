@@ -1,0 +1,261 @@
+"""Roles: name limits, uniqueness, the single default flag, and delete outcomes in a 200 body.
+
+Tests that move the default flag or address the system's administrator role change records the
+run did not create: they carry ``requires("destructive")`` and put the default flag back.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from fixtures._limits import length_range
+
+PATH = "/api/ws/v1/roles"
+
+
+def _short(factories, length: int) -> str:
+    alphabet = string.ascii_lowercase + string.digits
+    return "".join(factories.random.choice(alphabet) for _ in range(length))
+
+
+def _sized(factories, length: int) -> str:
+    base = factories.tag("role")
+    return _short(factories, length) if length < len(base) else (base + "x" * length)[:length]
+
+
+def _create(api, factories, **overrides) -> tuple[str, str]:
+    body = factories.role(**overrides)
+    response = api.post(PATH, json=body)
+    assert response.status_code == 201, response.text
+    return response.json()["uuid"], body["name"]
+
+
+def _roles(api) -> list[dict]:
+    response = api.get(PATH)
+    assert response.status_code == 200
+    return response.json()
+
+
+def _defaults(api) -> list[str]:
+    return [role["uuid"] for role in _roles(api) if role["default"] is True]
+
+
+def _user(api, factories, **overrides) -> str:
+    response = api.post("/api/ws/v1/users", json=factories.user(**overrides))
+    assert response.status_code == 201, response.text
+    return response.json()["uuid"]
+
+
+def _refusal(response, code: int) -> None:
+    assert response.status_code == 200, f"HTTP {response.status_code}: the refusal is not in a body"
+    body = response.json()
+    assert (body["code"], body["message"]) == (code, "failed"), body
+
+
+@contextmanager
+def _default_restored(api) -> Iterator[dict]:
+    """Yield the system's current default role and make it the default again afterwards."""
+    defaults = [role for role in _roles(api) if role["default"] is True]
+    assert len(defaults) == 1, f"{len(defaults)} roles are marked default"
+    original = defaults[0]
+    try:
+        yield original
+    finally:
+        restored = api.put(
+            f"{PATH}/{original['uuid']}",
+            json={"name": original["name"], "default": True},
+            allow_foreign=True,
+        )
+        assert restored.status_code == 200, "could not give the default flag back"
+        assert _defaults(api) == [original["uuid"]], "the original default role was not restored"
+
+
+# -- fields ----------------------------------------------------------------------------------
+@pytest.mark.rule("ROLE-FIELD-REQUIRED")
+def test_name_is_required(api, factories) -> None:
+    for body in ({}, {"default": False}):
+        response = api.post(PATH, json=body)
+        assert response.status_code == 422, body
+        assert "name" in response.json()["reason"]
+    assert all(role.get("name") for role in _roles(api)), "a nameless role was stored"
+
+    uuid, name = _create(api, factories)
+    response = api.put(f"{PATH}/{uuid}", json={"default": False})
+    assert response.status_code == 422
+    assert "name" in response.json()["reason"]
+    assert api.get(f"{PATH}/{uuid}").json()["name"] == name
+
+    # default is optional
+    created = api.post(PATH, json={"name": factories.name_for("createRole", "role")})
+    assert created.status_code == 201
+    assert api.get(f"{PATH}/{created.json()['uuid']}").json()["default"] is False
+
+
+@pytest.mark.rule("ROLE-FIELD-LENGTH")
+def test_name_length_limits(api, factories) -> None:
+    low, high = length_range("createRole", "name")
+    for length, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
+        name = _sized(factories, length)
+        response = api.post(PATH, json={"name": name, "default": False})
+        assert (response.status_code == 201) is accepted, (length, response.status_code)
+        if not accepted:
+            assert response.status_code == 422
+            assert name not in {role["name"] for role in _roles(api)}
+
+    uuid, stored = _create(api, factories)
+    low, high = length_range("updateRole", "name")
+    for length, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
+        name = _sized(factories, length)
+        response = api.put(f"{PATH}/{uuid}", json={"name": name, "default": False})
+        assert (response.status_code == 200) is accepted, (length, response.status_code)
+        if accepted:
+            stored = name
+        else:
+            assert response.status_code == 422
+        assert api.get(f"{PATH}/{uuid}").json()["name"] == stored
+
+
+# -- writes ----------------------------------------------------------------------------------
+@pytest.mark.rule("ROLE-WRITE-ACK")
+def test_writes_answer_an_acknowledgement(api, factories) -> None:
+    body = factories.role()
+    created = api.post(PATH, json=body)
+    assert created.status_code == 201
+    ack = created.json()
+    assert ack["message"] == "success"
+    uuid = ack["uuid"]
+    assert api.get(f"{PATH}/{uuid}").json()["name"] == body["name"]
+
+    renamed = factories.name_for("updateRole", "role")
+    updated = api.put(f"{PATH}/{uuid}", json={"name": renamed, "default": False})
+    assert updated.status_code == 200
+    assert updated.json()["uuid"] == uuid
+    assert api.get(f"{PATH}/{uuid}").json()["name"] == renamed
+
+
+@pytest.mark.rule("ROLE-NAME-UNIQUE")
+def test_duplicate_names_conflict(api, factories) -> None:
+    first, first_name = _create(api, factories)
+    second, second_name = _create(api, factories)
+    assert api.post(PATH, json=factories.role(name=first_name)).status_code == 409
+    assert [role["name"] for role in _roles(api)].count(first_name) == 1
+
+    rename = api.put(f"{PATH}/{second}", json={"name": first_name, "default": False})
+    assert rename.status_code == 409
+    assert api.get(f"{PATH}/{first}").json()["name"] == first_name
+    assert api.get(f"{PATH}/{second}").json()["name"] == second_name
+
+
+# -- reads -----------------------------------------------------------------------------------
+@pytest.mark.rule("ROLE-SHAPE")
+def test_list_and_read_shape(api, factories) -> None:
+    uuid, name = _create(api, factories)
+    roles = _roles(api)
+    assert isinstance(roles, list)
+    for role in roles:
+        assert set(role) == {"uuid", "name", "default"}, role
+        assert isinstance(role["default"], bool)
+    assert {"uuid": uuid, "name": name, "default": False} in roles
+    assert api.get(f"{PATH}/{uuid}").json() == {"uuid": uuid, "name": name, "default": False}
+
+
+@pytest.mark.rule("ROLE-SHAPE")
+@pytest.mark.requires("roles")
+def test_list_holds_the_system_roles(api, profile) -> None:
+    listed = {role["uuid"] for role in _roles(api)}
+    for kind in ("administrator", "default"):
+        assert profile.data["roles"][kind] in listed, f"the {kind} role is not listed"
+
+
+@pytest.mark.rule("ROLE-NEW-NO-PERMISSIONS")
+def test_new_role_carries_no_permissions(api, factories) -> None:
+    # A permissions-like field is not part of the body: it must be ignored, not stored.
+    body = {**factories.role(), "permissions": ["Write Users", "Read Users"]}
+    created = api.post(PATH, json=body)
+    assert created.status_code == 201
+    uuid = created.json()["uuid"]
+    read = api.get(f"{PATH}/{uuid}").json()
+    assert read == {"uuid": uuid, "name": body["name"], "default": False}
+
+
+@pytest.mark.rule("ROLE-NOT-FOUND")
+def test_unknown_uuid_answers_http_404(api, factories, ledger) -> None:
+    unknown = ledger.fresh_uuid()
+    name = factories.name_for("updateRole", "role")
+    for response in (
+        api.get(f"{PATH}/{unknown}"),
+        api.put(f"{PATH}/{unknown}", json={"name": name, "default": False}),
+        api.delete(f"{PATH}/{unknown}"),
+    ):
+        assert response.status_code == 404, response.request.method
+        assert response.json()["code"] == 404
+    assert name not in {role["name"] for role in _roles(api)}
+
+
+# -- the default flag --------------------------------------------------------------------
+@pytest.mark.rule("ROLE-DEFAULT-FLAG")
+def test_exactly_one_default_role_is_given_to_new_users(api, factories) -> None:
+    defaults = _defaults(api)
+    assert len(defaults) == 1, f"{len(defaults)} roles are marked default"
+    user = _user(api, factories)
+    assert api.get(f"/api/ws/v1/users/{user}").json()["role"] == defaults[0]
+
+
+@pytest.mark.rule("ROLE-DEFAULT-FLAG")
+@pytest.mark.requires("destructive")
+def test_default_flag_moves_to_the_role_that_takes_it(api, factories) -> None:
+    with _default_restored(api) as original:
+        created, _ = _create(api, factories, default=True)
+        assert _defaults(api) == [created], "creating a default role did not move the flag"
+        assert api.get(f"{PATH}/{original['uuid']}").json()["default"] is False
+        user = _user(api, factories)
+        assert api.get(f"/api/ws/v1/users/{user}").json()["role"] == created
+
+        updated, name = _create(api, factories)
+        assert api.put(f"{PATH}/{updated}", json={"name": name, "default": True}).status_code == 200
+        assert _defaults(api) == [updated], "updating a role to default did not move the flag"
+
+
+# -- delete outcomes -------------------------------------------------------------------------
+@pytest.mark.rule("ROLE-DELETE-SUCCESS")
+def test_unused_role_delete_succeeds(api, factories) -> None:
+    uuid, _ = _create(api, factories)
+    deleted = api.delete(f"{PATH}/{uuid}")
+    assert deleted.status_code == 200
+    assert (deleted.json()["code"], deleted.json()["message"]) == (200, "success")
+    assert api.get(f"{PATH}/{uuid}").status_code == 404
+    assert uuid not in {role["uuid"] for role in _roles(api)}
+
+
+@pytest.mark.rule("ROLE-DELETE-HAS-ACCOUNTS")
+def test_role_with_accounts_is_refused_with_412(api, factories) -> None:
+    uuid, name = _create(api, factories)
+    user = _user(api, factories, role=uuid)
+    _refusal(api.delete(f"{PATH}/{uuid}"), 412)
+    assert api.get(f"{PATH}/{uuid}").json() == {"uuid": uuid, "name": name, "default": False}
+    assert api.get(f"/api/ws/v1/users/{user}").json()["role"] == uuid
+
+
+@pytest.mark.rule("ROLE-DELETE-ADMINISTRATOR")
+@pytest.mark.requires("roles")
+@pytest.mark.requires("destructive")
+def test_administrator_role_is_refused_with_417(api, profile) -> None:
+    admin = profile.data["roles"]["administrator"]
+    before = api.get(f"{PATH}/{admin}").json()
+    _refusal(api.delete(f"{PATH}/{admin}", allow_foreign=True), 417)
+    assert api.get(f"{PATH}/{admin}").json() == before
+
+
+@pytest.mark.rule("ROLE-DELETE-DEFAULT")
+@pytest.mark.requires("destructive")
+def test_default_role_is_refused_with_424(api, factories) -> None:
+    # Our own role, made the default and held by no account: only the default flag stands in
+    # the way of the delete. The system's own default role gets the flag back afterwards.
+    with _default_restored(api):
+        uuid, name = _create(api, factories, default=True)
+        _refusal(api.delete(f"{PATH}/{uuid}"), 424)
+        assert api.get(f"{PATH}/{uuid}").json() == {"uuid": uuid, "name": name, "default": True}

@@ -1,0 +1,528 @@
+"""The virtual reader (READER- rules): body checks, device authentication, decisions, the
+valid-credential list and the throttles, on both read paths and both list paths.
+
+No API key is involved: the profile's ``virtual_reader`` device uuid and key authenticate.
+Every request goes through ``Reader``, which keeps the module inside the assumed allowances
+(READER-RATE-ALLOWANCE per device, READER-AUTH-FAILURE-FIGURES per address, figures read from
+the rules): before a window would fill it lets a minute pass, by moving the control plane's
+clock where there is one and by waiting elsewhere. Tests that present the code of a real
+credential can open the door on a broken target, so they are marked physical.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+import spec
+from fixtures._limits import enum_values, length_range, required
+
+READ, QR_READ = "/api/ws/v1/virtual/reader", "/api/ws/v1/virtual/qr-code-reader"
+LIST, QR_LIST = f"{READ}/list", f"{QR_READ}/list"
+OPS = {READ: "virtualRead", QR_READ: "virtualQrRead", LIST: "virtualReaderList"}
+OPS[QR_LIST] = "virtualQrReaderList"
+ALL_PATHS = (READ, QR_READ, LIST, QR_LIST)
+READS = [pytest.param(READ, id="reader"), pytest.param(QR_READ, id="qr-code-reader")]
+LISTS = [pytest.param(LIST, id="reader-list"), pytest.param(QR_LIST, id="qr-code-reader-list")]
+PAIRS = [pytest.param(READ, LIST, id="reader"), pytest.param(QR_READ, QR_LIST, id="qr-code")]
+ENTRY_FIELDS = {"uuid", "holderType", "holderUuid", "holderName", "status", "active", "expiry"}
+ENTRY_FIELDS |= {"type", "code", "pin", "useLimit"}
+CREDENTIALS, INVITES = "/api/ws/v1/credentials", "/api/ws/v1/invites"
+
+pytestmark = pytest.mark.requires("virtual_reader")
+
+
+def _figure(rule_id: str, pattern: str) -> int:
+    rule = next(r for r in spec.rules() if r.id == rule_id)
+    found = re.search(pattern, rule.statement)
+    assert found, f"{rule_id} no longer states its figure"
+    return int(found.group(1))
+
+
+DEVICE_ALLOWANCE = _figure("READER-RATE-ALLOWANCE", r"may make (\d+)")
+FAILURES_ALLOWED = _figure("READER-AUTH-FAILURE-FIGURES", r"may have (\d+)")
+WINDOW = 61.0  # the assumed minute, plus a second
+
+
+def _control_path(control: httpx.Client, tail: str) -> str:
+    base = control.base_url.path.rstrip("/")
+    return f"/{tail}" if base.endswith("/_reference") else f"/_reference/{tail}"
+
+
+class Reader:
+    """Sends reader requests and keeps them inside the per-device and per-address budgets."""
+
+    def __init__(self, api: Any, profile: Any, control: httpx.Client | None) -> None:
+        self.api, self.control = api, control
+        self.device = profile.section("virtual_reader")
+        self.point = self.device["access_control_point"]
+        self.acl = self.device["access_control_list"]
+        self._sent: dict[str, list[float]] = {}
+        self._failed: list[float] = []
+
+    def body(self, code: str | None = None, device: dict[str, str] | None = None) -> dict:
+        found = device or self.device
+        body = {"uuid": found["uuid"], "key": found["key"]}
+        return body if code is None else {**body, "code": code}
+
+    def sample(self, path: str, device: dict[str, str] | None = None) -> dict:
+        """A valid body for ``path``; reads present a code that matches nothing."""
+        return self.body(unknown_code() if path in (READ, QR_READ) else None, device)
+
+    def post(
+        self, path: str, body: dict, *, headers: dict | None = None, throttling: bool = False
+    ) -> httpx.Response:
+        """One request; ``throttling`` tests get no budget management and no second try."""
+        if throttling:
+            return self._send(path, body, headers)
+        self._make_room(str(body.get("uuid", "")))
+        response = self._send(path, body, headers)
+        if response.status_code == 429:  # requests this module did not make filled a window
+            self.pass_minute(response.headers.get("retry-after", ""))
+            response = self._send(path, body, headers)
+        return response
+
+    def _send(self, path: str, body: dict, headers: dict | None) -> httpx.Response:
+        response = self.api.post(path, json=body, headers=headers, retry_429=False)
+        now = time.monotonic()
+        self._sent.setdefault(str(body.get("uuid", "")).lower(), []).append(now)
+        if response.status_code == 404:
+            self._failed.append(now)
+        return response
+
+    @staticmethod
+    def _recent(times: list[float]) -> list[float]:
+        times[:] = [t for t in times if time.monotonic() - t < WINDOW]
+        return times
+
+    def _make_room(self, uuid: str) -> None:
+        failures = len(self._recent(self._failed))
+        sent = len(self._recent(self._sent.get(uuid.lower(), [])))
+        if failures >= FAILURES_ALLOWED - 1 or sent >= DEVICE_ALLOWANCE - 5:
+            self.pass_minute()
+
+    def pass_minute(self, retry_after: str = "") -> None:
+        """Let every throttle window of this caller and its devices run out."""
+        wait = max(WINDOW, float(retry_after) + 1 if retry_after.isdigit() else 0)
+        if self.control is not None:
+            moved = self.control.put(
+                _control_path(self.control, "clock"), json={"advance_seconds": wait}
+            )
+            assert moved.status_code == 200, moved.text
+        else:
+            started = [t for times in (*self._sent.values(), self._failed) for t in times]
+            oldest = min(started, default=time.monotonic())
+            time.sleep(max(0.0, wait - (time.monotonic() - oldest)))
+        self._sent.clear()
+        self._failed.clear()
+
+    # -- what the control plane shows (None on targets without one) -----------------------
+    def relays(self) -> int | None:
+        if self.control is None:
+            return None
+        events = self.control.get(_control_path(self.control, "hardware/relay-events")).json()
+        return sum(1 for e in events if e["point"] == self.point)
+
+    def logbook(self) -> list[dict[str, Any]] | None:
+        if self.control is None:
+            return None
+        path = _control_path(self.control, "hardware/access-events")
+        return [e for e in self.control.get(path).json() if e.get("device") == self.device["uuid"]]
+
+    def now(self) -> datetime:
+        if self.control is None:
+            return datetime.now(UTC)
+        text = self.control.get(_control_path(self.control, "clock")).json()["now"]
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    def at(self, hours: float) -> str:
+        moment = self.now() + timedelta(hours=hours)
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+@pytest.fixture(scope="module")
+def reader(api: Any, profile: Any, amws_run: Any) -> Any:
+    control = amws_run.control()
+    yield Reader(api, profile, control)
+    if control is not None:
+        control.close()
+
+
+def outcome(response: httpx.Response, status: int) -> dict[str, Any]:
+    """The ReaderOutcome of an answer with ``status``: JSON, its code the status as text."""
+    assert response.status_code == status, (response.status_code, response.text)
+    assert response.headers["content-type"].split(";")[0].strip() == "application/json"
+    body = response.json()
+    assert body["code"] == str(status), f"body code {body['code']!r} is not the text {status!r}"
+    assert isinstance(body["reason"], str), body
+    return body
+
+
+def unknown_code(length: int = 24) -> str:
+    return ("zz" + secrets.token_hex(length))[:length]
+
+
+def issue(
+    api: Any, factories: Any, reader: Reader, window: tuple[float, float] = (-1, 24), **fields: Any
+) -> tuple[str, str, str]:
+    """A person's credential allowed at the reader's point (window in hours from the target's
+    now), with ``fields`` replacing the factory's: (uuid, code, person)."""
+    person = api.post("/api/ws/v1/persons", json=factories.person())
+    assert person.status_code == 201, person.text
+    code = factories.tag("vr")
+    if len(code) > length_range("virtualRead", "code")[1]:
+        code = unknown_code()
+    body = factories.credential(
+        personUuid=person.json()["uuid"],
+        uniqueIdentifier=code,
+        accessControlListUuids=[reader.acl],
+        activeDate=reader.at(window[0]),
+        expiryDate=reader.at(window[1]),
+    )
+    body = {k: v for k, v in {**body, **fields}.items() if v is not None}
+    response = api.post(CREDENTIALS, json=body)
+    assert response.status_code == 201, response.text
+    return response.json()["uuid"], code, person.json()["uuid"]
+
+
+def listed(reader: Reader, path: str, device: dict[str, str] | None = None) -> dict[str, dict]:
+    response = reader.post(path, reader.body(device=device))
+    assert response.status_code == 200, response.text
+    assert isinstance(response.json(), list)
+    return {entry["uuid"]: entry for entry in response.json()}
+
+
+def throttled(response: httpx.Response) -> None:
+    outcome(response, 429)
+    assert response.headers.get("retry-after", "").isdigit(), dict(response.headers)
+
+
+# -- body checks (422) -------------------------------------------------------------------
+@pytest.mark.rule("READER-422-MISSING-FIELD", "READER-RESPONSE-FORMAT")
+@pytest.mark.parametrize("path", READS + LISTS)
+def test_missing_field_or_malformed_uuid_answers_422(reader, factories, path) -> None:
+    full, logged = reader.sample(path), reader.logbook()
+    for field in required(OPS[path]):
+        outcome(reader.post(path, {k: v for k, v in full.items() if k != field}), 422)
+    outcome(reader.post(path, {**full, "uuid": factories.bad_uuid()}), 422)
+    assert reader.logbook() == logged, "a refused body was decided or logged"
+
+
+@pytest.mark.rule("READER-422-KEY-LENGTH")
+@pytest.mark.parametrize("path", READS + LISTS)
+def test_key_outside_its_length_range_answers_422(reader, factories, path) -> None:
+    full = reader.sample(path)
+    for key in (factories.too_short(OPS[path], "key"), factories.too_long(OPS[path], "key")):
+        outcome(reader.post(path, {**full, "key": key}), 422)
+
+
+@pytest.mark.rule("READER-422-CODE-LENGTH")
+@pytest.mark.parametrize("path", READS)
+def test_code_longer_than_its_limit_answers_422(reader, path) -> None:
+    longest = length_range(OPS[path], "code")[1]
+    outcome(reader.post(path, reader.body("x" * (longest + 1))), 422)
+    # A code of exactly the limit passes the check and is decided (it matches nothing).
+    outcome(reader.post(path, reader.body(unknown_code(longest))), 401)
+
+
+# -- device authentication (404) and headers ---------------------------------------------
+@pytest.mark.rule("READER-404-UNKNOWN-DEVICE", "READER-404-KEY-MISMATCH", "READER-422-KEY-LENGTH")
+@pytest.mark.parametrize("path", READS + LISTS)
+def test_unknown_device_or_wrong_key_answers_404(reader, ledger, path) -> None:
+    sent, relays, logged = reader.sample(path), reader.relays(), reader.logbook()
+    unknown = outcome(reader.post(path, {**sent, "uuid": ledger.fresh_uuid()}), 404)
+    # Wrong keys of exactly the shortest and the longest length pass the length check.
+    digit = "0" if not reader.device["key"].startswith("0") else "1"
+    for length in length_range(OPS[path], "key"):
+        assert outcome(reader.post(path, {**sent, "key": digit * length}), 404) == unknown
+    assert (reader.relays(), reader.logbook()) == (relays, logged), "a 404 request was decided"
+
+
+@pytest.mark.rule("READER-NO-AUTH-HEADER", "READER-PATHS-EQUIVALENT")
+@pytest.mark.parametrize("path", READS + LISTS)
+def test_authorization_header_changes_nothing(reader, profile, path) -> None:
+    sent, answers = reader.sample(path), []
+    for headers in (None, {"Authorization": profile.key("full")}, {"Authorization": "k" * 64}):
+        response = reader.post(path, sent, headers=headers)
+        answers.append((response.status_code, response.json()))
+    assert answers[0][0] == (401 if path in (READ, QR_READ) else 200), answers[0]
+    assert answers == [answers[0]] * 3
+
+
+@pytest.mark.rule("READER-PATHS-EQUIVALENT", "READER-RESPONSE-FORMAT")
+def test_qr_paths_answer_like_the_general_paths(reader, api, factories) -> None:
+    code = unknown_code()
+    bodies = [reader.body(code), reader.body(), reader.body("x" * 40), reader.body(code)]
+    bodies[3]["uuid"] = factories.bad_uuid()
+    for body in bodies:
+        general, qr = reader.post(READ, body), reader.post(QR_READ, body)
+        outcome(general, general.status_code)
+        assert (qr.status_code, qr.json()) == (general.status_code, general.json())
+    issue(api, factories, reader)
+    assert listed(reader, LIST) == listed(reader, QR_LIST)
+
+
+# -- decisions ---------------------------------------------------------------------------
+@pytest.mark.physical
+@pytest.mark.rule("READER-200-GRANT-BODY", "READER-RESPONSE-FORMAT", "READER-PATHS-EQUIVALENT")
+@pytest.mark.parametrize("path", READS)
+def test_valid_credential_is_granted(reader, api, factories, path) -> None:
+    body = outcome(reader.post(path, reader.body(issue(api, factories, reader)[1])), 200)
+    assert body["reason"] == "granted" and isinstance(body.get("message"), str), body
+
+
+@pytest.mark.physical
+@pytest.mark.requires("control")
+@pytest.mark.rule("READER-200-EVENT-AND-RELAY", "READER-PATHS-EQUIVALENT")
+@pytest.mark.parametrize("path", READS)
+def test_grant_fires_the_relay_once_and_logs_the_entry(reader, api, factories, path) -> None:
+    uuid, code, _ = issue(api, factories, reader)
+    relays = reader.relays()
+    outcome(reader.post(path, reader.body(code)), 200)
+    assert reader.relays() == relays + 1
+    events = [e for e in reader.logbook() if e.get("credential") == uuid]
+    assert [(e["result"], e["point"]) for e in events] == [("granted", reader.point)]
+
+
+@pytest.mark.rule("READER-401-UNKNOWN-CREDENTIAL", "READER-401-RECORDED-FINAL")
+@pytest.mark.parametrize("path", READS)
+def test_unknown_code_is_denied_every_time_and_logged(reader, path) -> None:
+    sent, relays, logged = reader.sample(path), reader.relays(), reader.logbook()
+    for _ in range(2):
+        outcome(reader.post(path, sent), 401)
+    assert reader.relays() == relays
+    if logged is not None:
+        attempts = reader.logbook()[len(logged) :]
+        assert len(attempts) == 2 and all(e["result"] != "granted" for e in attempts), attempts
+
+
+@pytest.mark.physical
+@pytest.mark.rule("READER-401-NOT-ALLOWED-HERE", "READER-401-RECORDED-FINAL")
+@pytest.mark.parametrize("path", READS)
+def test_credential_without_a_list_for_the_point_is_denied_until_given_one(
+    reader, api, factories, path
+) -> None:
+    uuid, code, _ = issue(api, factories, reader, accessControlListUuids=[], useLimit=1)
+    relays, logged = reader.relays(), reader.logbook()
+    for _ in range(2):
+        outcome(reader.post(path, reader.body(code)), 401)
+    assert reader.relays() == relays
+    if logged is not None:
+        assert [e["result"] for e in reader.logbook()[len(logged) :]] == ["denied"] * 2
+    assert api.get(f"{CREDENTIALS}/{uuid}").json().get("useLimit") in (1, None)
+    assigned = api.put(f"{CREDENTIALS}/{uuid}", json={"accessControlListUuids": [reader.acl]})
+    assert assigned.status_code == 200, assigned.text
+    outcome(reader.post(path, reader.body(code)), 200)  # the denials consumed no use
+
+
+@pytest.mark.physical
+@pytest.mark.rule("READER-401-OUTSIDE-WINDOW", "READER-401-RECORDED-FINAL")
+@pytest.mark.parametrize("path", READS)
+def test_credential_outside_its_window_is_denied(reader, api, factories, path) -> None:
+    codes = [issue(api, factories, reader, window)[1] for window in ((24, 48), (-48, -24))]
+    relays = reader.relays()
+    for code in codes:  # not yet active; expired
+        for _ in range(2):
+            outcome(reader.post(path, reader.body(code)), 401)
+    assert reader.relays() == relays
+
+
+@pytest.mark.physical
+@pytest.mark.rule("READER-USE-LIMIT-CONSUMED", "READER-LIST-ENTRY-SHAPE")
+@pytest.mark.parametrize(("path", "list_path"), PAIRS)
+def test_each_grant_uses_up_one_admission(reader, api, factories, path, list_path) -> None:
+    limited, code, _ = issue(api, factories, reader, useLimit=2)
+    for left in (2, 1):
+        assert listed(reader, list_path)[limited]["useLimit"] == left
+        outcome(reader.post(path, reader.body(code)), 200)
+    assert limited not in listed(reader, list_path)
+    outcome(reader.post(path, reader.body(code)), 401)
+    unlimited, code, _ = issue(api, factories, reader)
+    for _ in range(3):
+        outcome(reader.post(path, reader.body(code)), 200)
+    assert listed(reader, list_path)[unlimited]["useLimit"] is None
+
+
+@pytest.mark.physical
+@pytest.mark.rule("READER-415-SECOND-FACTOR")
+@pytest.mark.parametrize("path", READS)
+def test_credential_needing_a_second_factor_answers_415(reader, api, factories, path) -> None:
+    factors = {"PIN", "ID", "MVL", "LPR"}  # the combined reader types of the spec's enum
+    types = [
+        t
+        for t in enum_values("createCredential", "readerType")
+        if len(t.split("_")) > 1 and set(t.split("_")) <= factors
+    ]
+    assert {"PIN_ID", "PIN_MVL", "PIN_LPR", "MVL_ID"} <= set(types)
+    relays = reader.relays()
+    for reader_type in types:
+        code = issue(api, factories, reader, readerType=reader_type)[1]
+        outcome(reader.post(path, reader.body(code)), 415)
+    assert reader.relays() == relays
+
+
+@pytest.mark.requires("unattached_reader")
+@pytest.mark.rule("READER-424-NOT-ATTACHED")
+@pytest.mark.parametrize("path", READS)
+def test_device_on_no_access_control_point_answers_424(reader, profile, path) -> None:
+    relays = reader.relays()
+    outcome(reader.post(path, reader.sample(path, profile.section("unattached_reader"))), 424)
+    assert reader.relays() == relays
+
+
+@pytest.mark.physical
+@pytest.mark.rule("READER-VISIT-STATUS-AS-PHYSICAL", "READER-VISIT-CHECK-IN")
+@pytest.mark.parametrize("updated", [False, True], ids=["created", "updated"])
+@pytest.mark.parametrize("path", READS)
+def test_first_grant_checks_the_visitor_in(reader, api, factories, path, updated) -> None:
+    host = api.post("/api/ws/v1/users", json=factories.user())
+    assert host.status_code == 201, host.text
+    visits = []
+    for start in (-1, 24):  # open now; opens tomorrow (its code is denied today)
+        sent = {**factories.invite(host.json()["uuid"]), "activation": reader.at(start)}
+        created = api.post(INVITES, json={**sent, "expiry": reader.at(start + 8)})
+        assert created.status_code == 201, created.text
+        visits.append((created.json()["registrationId"], created.json()["accessCode"]))
+        if updated:
+            changed = api.put(f"{INVITES}/{visits[-1][0]}", json={"comments": "moved"})
+            assert changed.status_code == 200, changed.text
+    (now, now_code), (later, later_code) = visits
+    outcome(reader.post(path, reader.body(later_code)), 401)
+    before = "VISIT_UPDATED" if updated else "VISIT_CREATED"
+    assert api.get(f"{INVITES}/{later}/status").json()["status"] == before
+    outcome(reader.post(path, reader.body(now_code)), 200)
+    assert api.get(f"{INVITES}/{now}/status").json()["status"] == "VISITOR_CHECK_IN"
+
+
+# -- the list --------------------------------------------------------------------------------
+@pytest.mark.rule("READER-LIST-ENTRY-SHAPE", "READER-LIST-ONLY-VALID")
+@pytest.mark.parametrize("path", LISTS)
+def test_list_entry_has_the_valid_credential_shape(reader, api, factories, path) -> None:
+    uuid, code, person = issue(api, factories, reader)
+    entry = listed(reader, path)[uuid]
+    assert set(entry) >= ENTRY_FIELDS, ENTRY_FIELDS - set(entry)
+    assert (entry["holderUuid"], entry["code"], entry["status"]) == (person, code, "ACTIVE")
+    assert entry["pin"] is None and entry["useLimit"] is None
+    pin = secrets.randbelow(900000) + 100000
+    pinned = issue(api, factories, reader, readerType="PIN", uniqueIdentifier=None, pin=pin)[0]
+    assert listed(reader, path)[pinned]["pin"] == pin
+
+
+@pytest.mark.rule("READER-LIST-ONLY-VALID")
+@pytest.mark.parametrize("path", LISTS)
+def test_list_holds_only_credentials_the_device_would_admit(reader, api, factories, path) -> None:
+    valid = issue(api, factories, reader)[0]
+    left_out = {
+        "not yet active": issue(api, factories, reader, (24, 48))[0],
+        "expired": issue(api, factories, reader, (-48, -24))[0],
+        "disabled": issue(api, factories, reader, enabled=False)[0],
+        "no list for the point": issue(api, factories, reader, accessControlListUuids=[])[0],
+        "deleted": issue(api, factories, reader)[0],
+    }
+    deleted = api.delete(f"{CREDENTIALS}/{left_out['deleted']}")
+    assert deleted.status_code == 200, deleted.text
+    entries = listed(reader, path)
+    assert valid in entries
+    assert [why for why, uuid in left_out.items() if uuid in entries] == []
+
+
+@pytest.mark.requires("unattached_reader")
+@pytest.mark.rule("READER-LIST-EMPTY")
+@pytest.mark.parametrize("path", LISTS)
+def test_nothing_valid_gives_an_empty_array(reader, profile, path) -> None:
+    response = reader.post(path, reader.body(device=profile.section("unattached_reader")))
+    assert response.status_code == 200, response.text
+    assert response.json() == []
+
+
+@pytest.mark.rule("READER-LIST-SNAPSHOT")
+@pytest.mark.parametrize("path", LISTS)
+def test_code_issued_after_a_list_is_only_in_the_next_list(reader, api, factories, path) -> None:
+    before = listed(reader, path)
+    uuid = issue(api, factories, reader)[0]
+    assert uuid not in before
+    assert uuid in listed(reader, path)
+
+
+# -- throttles (each starts and ends with a clean minute; bounded request counts) ----------------
+@pytest.mark.slow
+@pytest.mark.rule("READER-AUTH-FAILURE-THROTTLE", "READER-RESPONSE-FORMAT")
+def test_repeated_device_check_failures_are_throttled(reader, ledger) -> None:
+    reader.pass_minute()
+    try:
+        statuses = []
+        for attempt in range(4 * FAILURES_ALLOWED):  # "soon": within 4x the assumed figure
+            path = ALL_PATHS[attempt % 4]
+            response = reader.post(
+                path, {**reader.sample(path), "uuid": ledger.fresh_uuid()}, throttling=True
+            )
+            statuses.append(response.status_code)
+            if response.status_code != 404:
+                break
+        assert statuses[-1] == 429 and set(statuses[:-1]) == {404}, statuses
+        throttled(response)
+    finally:
+        reader.pass_minute()
+
+
+@pytest.mark.slow
+@pytest.mark.rule("READER-AUTH-FAILURE-FIGURES")
+def test_five_failures_a_minute_then_429_on_every_path(reader, ledger) -> None:
+    reader.pass_minute()
+    try:
+        for attempt in range(FAILURES_ALLOWED):
+            path = ALL_PATHS[attempt % 4]
+            sent = {**reader.sample(path), "uuid": ledger.fresh_uuid()}
+            outcome(reader.post(path, sent, throttling=True), 404)
+        for path in ALL_PATHS:  # even for the right device, from this address
+            response = reader.post(path, reader.sample(path), throttling=True)
+            throttled(response)
+        reader.pass_minute(response.headers["retry-after"])
+        assert reader.post(LIST, reader.body(), throttling=True).status_code == 200
+    finally:
+        reader.pass_minute()
+
+
+@pytest.mark.slow
+@pytest.mark.rule("READER-429-PER-DEVICE")
+def test_device_over_its_allowance_gets_429_while_others_are_served(reader, profile) -> None:
+    reader.pass_minute()
+    try:
+        statuses = []
+        for attempt in range(2 * DEVICE_ALLOWANCE):  # bounded by twice the assumed allowance
+            response = reader.post((LIST, QR_LIST)[attempt % 2], reader.body(), throttling=True)
+            statuses.append(response.status_code)
+            if response.status_code != 200:
+                break
+        assert statuses[-1] == 429 and set(statuses[:-1]) == {200}, statuses
+        throttled(response)
+        other = profile.section("unattached_reader")
+        if other:  # a second device of the target keeps being served
+            served = reader.post(LIST, reader.body(device=other), throttling=True)
+            assert served.status_code == 200, served.text
+    finally:
+        reader.pass_minute()
+
+
+@pytest.mark.slow
+@pytest.mark.rule("READER-RATE-ALLOWANCE")
+def test_sixty_requests_a_minute_counted_over_all_four_paths(reader) -> None:
+    reader.pass_minute()
+    try:
+        for attempt in range(DEVICE_ALLOWANCE):
+            path = ALL_PATHS[attempt % 4]
+            response = reader.post(path, reader.sample(path), throttling=True)
+            assert response.status_code == (401 if path in (READ, QR_READ) else 200), attempt
+        for path in ALL_PATHS:
+            response = reader.post(path, reader.sample(path), throttling=True)
+            throttled(response)
+        reader.pass_minute(response.headers["retry-after"])
+        assert reader.post(LIST, reader.body(), throttling=True).status_code == 200
+    finally:
+        reader.pass_minute()

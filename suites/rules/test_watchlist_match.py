@@ -1,0 +1,238 @@
+"""The watchlist match check (read-only, identity and vehicle hits merged, one match per entry)
+and the visitors on record that a watchlist or one entry catches.
+
+Visitors come from invitations: a visitor is registered first, then an entry naming the
+visitor's identity number is added, and the visitors lists are read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fixtures._limits import length_range
+
+WATCHLISTS = "/api/ws/v1/watchlists"
+MATCH = f"{WATCHLISTS}/match"
+IDENTITY_FIELDS = ("identityNumber", "passportNr", "firstName", "lastName", "mobileNumber")
+VEHICLE_FIELDS = ("vehicleLicensePlate", "vehicleVin")
+
+
+# -- helpers -----------------------------------------------------------------------------
+def _created(response: Any) -> str:
+    assert response.status_code == 201, (response.status_code, response.text)
+    return response.json()["uuid"]
+
+
+def _watchlist(api: Any, factories: Any) -> str:
+    return _created(api.post(WATCHLISTS, json=factories.watchlist()))
+
+
+def _entry(api: Any, watchlist: str, body: dict[str, Any]) -> str:
+    return _created(api.post(f"{WATCHLISTS}/{watchlist}/entries", json=body))
+
+
+def _values(factories: Any) -> dict[str, str]:
+    """Run-tagged values for all seven identifying fields: they can match nothing else."""
+    vehicle = factories.random.randrange(10**8)
+    return {
+        "identityNumber": factories.tag("wid"),
+        "passportNr": factories.tag("pp"),
+        "firstName": factories.tag("fn"),
+        "lastName": factories.tag("ln"),
+        "mobileNumber": factories.tag("mob"),
+        "vehicleLicensePlate": f"AMWS{vehicle:08d}",
+        "vehicleVin": f"AMWSVIN{vehicle:08d}X",
+    }
+
+
+def _match(api: Any, body: dict[str, Any]) -> dict[str, Any]:
+    response = api.post(MATCH, json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _mine(answer: dict[str, Any], entries: set[str]) -> list[dict[str, Any]]:
+    return [m for m in answer["matches"] if m["entryUuid"] in entries]
+
+
+def _control(control: Any, tail: str) -> str:
+    base = control.base_url.path.rstrip("/")
+    return tail if base.endswith("/_reference") else f"/_reference/{tail}"
+
+
+def _visitor(api: Any, factories: Any, host: str, identity: str) -> dict[str, Any]:
+    """Register a visitor (through an invitation) carrying ``identity``; the visitor's details."""
+    body = factories.invite(host, identityNumber=identity)
+    response = api.post("/api/ws/v1/invites", json=body)
+    assert response.status_code == 201, response.text
+    return {
+        "uuid": response.json()["visitorId"],
+        "firstName": body["firstName"],
+        "lastName": body["lastName"],
+    }
+
+
+def _host(api: Any, factories: Any) -> str:
+    return _created(api.post("/api/ws/v1/users", json=factories.user()))
+
+
+# -- the request -------------------------------------------------------------------------
+@pytest.mark.rule("WL-MATCH-FIELD-REQUIRED")
+def test_match_needs_a_field(api) -> None:
+    assert api.post(MATCH, json={}).status_code == 422
+    assert api.post(MATCH, json={"reason": "no identifying field"}).status_code == 422
+
+
+@pytest.mark.rule("WL-MATCH-FIELD-LENGTH")
+@pytest.mark.parametrize("field", IDENTITY_FIELDS + VEHICLE_FIELDS)
+def test_match_field_lengths(api, factories, field: str) -> None:
+    high = length_range("matchWatchlists", field)[1]
+    value = factories.tag("m")[-high:]
+    assert api.post(MATCH, json={field: value.ljust(high + 1, "x")}).status_code == 422
+    assert api.post(MATCH, json={field: value.ljust(high, "x")}).status_code == 200
+
+
+# -- the answer --------------------------------------------------------------------------
+@pytest.mark.rule("WL-MATCH-NONE")
+def test_no_hit_gives_matched_false(api, factories) -> None:
+    assert _match(api, _values(factories)) == {"matched": False, "matches": []}
+
+
+@pytest.mark.rule("WL-MATCH-SHAPE", "WL-MATCH-TYPE")
+def test_match_answer_shape(api, factories) -> None:
+    first, second = _watchlist(api, factories), _watchlist(api, factories)
+    values = _values(factories)
+    entry = _entry(api, first, {"identityNumber": values["identityNumber"]})
+    other = _entry(api, second, {"vehicleVin": values["vehicleVin"]})
+    answer = _match(api, {k: values[k] for k in ("identityNumber", "vehicleVin")})
+    assert answer["matched"] is True
+    mine = {m["entryUuid"]: m for m in _mine(answer, {entry, other})}
+    assert mine == {
+        entry: {"watchlistUuid": first, "entryUuid": entry, "matchType": "IDENTITY"},
+        other: {"watchlistUuid": second, "entryUuid": other, "matchType": "VEHICLE"},
+    }
+    for match in answer["matches"]:  # each entry belongs to the watchlist beside it
+        path = f"{WATCHLISTS}/{match['watchlistUuid']}/entries/{match['entryUuid']}"
+        assert api.get(path).status_code == 200
+
+
+@pytest.mark.rule("WL-MATCH-TYPE")
+@pytest.mark.parametrize(
+    ("fields", "kind"),
+    [
+        (("identityNumber",), "IDENTITY"),
+        (("passportNr",), "IDENTITY"),
+        (("mobileNumber",), "IDENTITY"),
+        (("firstName", "lastName"), "IDENTITY"),
+        (("vehicleLicensePlate",), "VEHICLE"),
+        (("vehicleVin",), "VEHICLE"),
+    ],
+)
+def test_match_type_names_the_kind_of_field(api, factories, fields, kind: str) -> None:
+    values = _values(factories)
+    body = {f: values[f] for f in fields}
+    entry = _entry(api, _watchlist(api, factories), body)
+    assert [m["matchType"] for m in _mine(_match(api, body), {entry})] == [kind]
+
+
+@pytest.mark.rule("WL-MATCH-IDENTITY-AND-VEHICLE")
+def test_identity_and_vehicle_hits_are_merged(api, factories) -> None:
+    watchlist = _watchlist(api, factories)
+    person, car = _values(factories), _values(factories)
+    by_identity = _entry(api, watchlist, {"identityNumber": person["identityNumber"]})
+    by_plate = _entry(api, watchlist, {"vehicleLicensePlate": car["vehicleLicensePlate"]})
+    body = {
+        "identityNumber": person["identityNumber"],
+        "vehicleLicensePlate": car["vehicleLicensePlate"],
+    }
+    answer = _match(api, body)
+    found = {m["entryUuid"]: m["matchType"] for m in _mine(answer, {by_identity, by_plate})}
+    assert found == {by_identity: "IDENTITY", by_plate: "VEHICLE"}
+
+
+@pytest.mark.rule("WL-MATCH-DEDUP")
+@pytest.mark.parametrize("kind", ["identity", "vehicle"])
+def test_several_hits_on_one_entry_count_once(api, factories, kind: str) -> None:
+    values = _values(factories)
+    fields = IDENTITY_FIELDS if kind == "identity" else VEHICLE_FIELDS
+    body = {f: values[f] for f in fields}
+    entry = _entry(api, _watchlist(api, factories), body)
+    answer = _match(api, body)
+    assert len(_mine(answer, {entry})) == 1
+    assert len(answer["matches"]) == len({m["entryUuid"] for m in answer["matches"]})
+
+
+@pytest.mark.rule("WL-MATCH-READ-ONLY")
+def test_match_changes_no_watchlist_or_entry(api, factories) -> None:
+    watchlist = _watchlist(api, factories)
+    values = _values(factories)
+    entry = _entry(api, watchlist, values)
+    before = (
+        api.get(f"{WATCHLISTS}/{watchlist}").json(),
+        api.get(f"{WATCHLISTS}/{watchlist}/entries").json(),
+    )
+    assert _match(api, values)["matched"] is True
+    after = (
+        api.get(f"{WATCHLISTS}/{watchlist}").json(),
+        api.get(f"{WATCHLISTS}/{watchlist}/entries").json(),
+    )
+    assert after == before
+    assert [e["uuid"] for e in after[1]["entries"]] == [entry]
+
+
+@pytest.mark.rule("WL-MATCH-READ-ONLY")
+@pytest.mark.requires("control")
+def test_match_writes_nothing(api, factories, control) -> None:
+    watchlist = _watchlist(api, factories)
+    values = _values(factories)
+    _entry(api, watchlist, values)
+
+    def state() -> tuple[Any, ...]:
+        audit = control.get(_control(control, "audit"))
+        assert audit.status_code == 200
+        return audit.json(), api.get(WATCHLISTS).json()
+
+    audit_before, lists_before = state()
+    for _ in range(2):
+        assert _match(api, values)["matched"] is True
+    audit_after, lists_after = state()
+    new = audit_after[len(audit_before) :]
+    # Other runs may write meanwhile; none of what was added may come from the checks.
+    assert [r for r in new if "match" in str(r).lower() or r.get("target") in ("", None)] == []
+    mine = [w for w in lists_after if w["uuid"] == watchlist]
+    assert mine == [w for w in lists_before if w["uuid"] == watchlist]
+
+
+# -- visitors ----------------------------------------------------------------------------
+@pytest.mark.rule("WL-VISITORS")
+def test_watchlist_visitors(api, factories) -> None:
+    host = _host(api, factories)
+    caught = {factories.tag("vid"): None for _ in range(2)}
+    for identity in caught:
+        caught[identity] = _visitor(api, factories, host, identity)
+    free = _visitor(api, factories, host, factories.tag("vid"))
+    watchlist = _watchlist(api, factories)
+    for identity in caught:
+        _entry(api, watchlist, {"identityNumber": identity})
+    response = api.get(f"{WATCHLISTS}/{watchlist}/entries/visitors")
+    assert response.status_code == 200
+    listed = {v["uuid"]: v for v in response.json()}
+    assert free["uuid"] not in listed
+    assert listed == {v["uuid"]: v for v in caught.values()}
+    empty = _watchlist(api, factories)
+    assert api.get(f"{WATCHLISTS}/{empty}/entries/visitors").json() == []
+
+
+@pytest.mark.rule("WL-ENTRY-VISITORS")
+def test_entry_visitors(api, factories) -> None:
+    host = _host(api, factories)
+    first, second = factories.tag("vid"), factories.tag("vid")
+    visitors = {i: _visitor(api, factories, host, i) for i in (first, second)}
+    watchlist = _watchlist(api, factories)
+    entries = {i: _entry(api, watchlist, {"identityNumber": i}) for i in (first, second)}
+    for identity, entry in entries.items():
+        response = api.get(f"{WATCHLISTS}/{watchlist}/entries/{entry}/visitors")
+        assert response.status_code == 200
+        assert response.json() == [visitors[identity]]

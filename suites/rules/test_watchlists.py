@@ -1,0 +1,218 @@
+"""Watchlists: name rules, the read shape, switching on and off (and what arrival consults),
+deleting, and the audit trail of watchlist and entry writes.
+
+Arrival is observed through invitations: an invitation for a visitor caught by an enabled
+watchlist is refused with 451, one caught only by a disabled watchlist is created (201).
+"""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from typing import Any
+
+import pytest
+
+from fixtures._limits import length_range
+
+WATCHLISTS = "/api/ws/v1/watchlists"
+INVITES = "/api/ws/v1/invites"
+
+
+# -- helpers -----------------------------------------------------------------------------
+def _created(response: Any) -> str:
+    assert response.status_code == 201, (response.status_code, response.text)
+    return response.json()["uuid"]
+
+
+def _watchlist(api: Any, factories: Any, **overrides: Any) -> str:
+    return _created(api.post(WATCHLISTS, json=factories.watchlist(**overrides)))
+
+
+def _entry(api: Any, watchlist: str, body: dict[str, Any]) -> str:
+    return _created(api.post(f"{WATCHLISTS}/{watchlist}/entries", json=body))
+
+
+def _read(api: Any, watchlist: str) -> dict[str, Any]:
+    response = api.get(f"{WATCHLISTS}/{watchlist}")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _name(factories: Any, length: int) -> str:
+    return factories.name_for("createWatchlist", "wl").ljust(length, "x")[:length]
+
+
+def _host(api: Any, factories: Any) -> str:
+    return _created(api.post("/api/ws/v1/users", json=factories.user()))
+
+
+def _invite_status(api: Any, factories: Any, host: str, identity: str) -> int:
+    """Status of an invitation for a visitor carrying ``identity`` as identity number."""
+    body = factories.invite(host, identityNumber=identity)
+    return api.post(INVITES, json=body).status_code
+
+
+def _listed_entry(factories: Any) -> dict[str, Any]:
+    """An entry identifying a person by identity number only (nobody else can match it)."""
+    return {"identityNumber": factories.tag("wid"), "reason": "conformance run"}
+
+
+def _control(control: Any, tail: str) -> str:
+    base = control.base_url.path.rstrip("/")
+    return tail if base.endswith("/_reference") else f"/_reference/{tail}"
+
+
+# -- fields ------------------------------------------------------------------------------
+@pytest.mark.rule("WL-FIELD-REQUIRED")
+def test_name_is_required(api, factories) -> None:
+    before = {w["uuid"] for w in api.get(WATCHLISTS).json()}
+    assert api.post(WATCHLISTS, json={"enabled": True}).status_code == 422
+    assert api.post(WATCHLISTS, json={}).status_code == 422
+    uuid = _watchlist(api, factories)
+    stored = _read(api, uuid)
+    assert api.put(f"{WATCHLISTS}/{uuid}", json={"enabled": False}).status_code == 422
+    assert _read(api, uuid) == stored
+    after = {w["uuid"] for w in api.get(WATCHLISTS).json()}
+    assert after - before == {uuid}
+
+
+@pytest.mark.rule("WL-FIELD-LENGTH")
+def test_name_length_limits(api, factories) -> None:
+    low, high = length_range("createWatchlist", "name")
+    for length, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
+        # Short names cannot carry the run tag; a random one keeps parallel runs apart.
+        name = _name(factories, length) if length > low else uuidlib.uuid4().hex[:length]
+        response = api.post(WATCHLISTS, json={"name": name})
+        assert (response.status_code == 201) is accepted, (length, response.status_code)
+        if not accepted:
+            assert response.status_code == 422
+            assert "name" in response.json()["reason"]
+    uuid = _watchlist(api, factories)
+    for length in (low - 1, high + 1):
+        body = {"name": "y" * length}
+        assert api.put(f"{WATCHLISTS}/{uuid}", json=body).status_code == 422
+
+
+@pytest.mark.rule("WL-ENABLED-DEFAULT")
+def test_new_watchlist_is_enabled(api, factories) -> None:
+    body = {"name": factories.name_for("createWatchlist", "wl")}
+    assert _read(api, _created(api.post(WATCHLISTS, json=body)))["enabled"] is True
+
+
+@pytest.mark.rule("WL-NAME-DUPLICATE")
+def test_names_are_unique(api, factories) -> None:
+    first = factories.watchlist()
+    uuid = _created(api.post(WATCHLISTS, json=first))
+    assert api.post(WATCHLISTS, json={"name": first["name"]}).status_code == 409
+    other = _watchlist(api, factories)
+    stored = _read(api, other)
+    response = api.put(f"{WATCHLISTS}/{other}", json={"name": first["name"], "enabled": False})
+    assert response.status_code == 409
+    assert _read(api, other) == stored
+    named = [w for w in api.get(WATCHLISTS).json() if w["name"] == first["name"]]
+    assert [w["uuid"] for w in named] == [uuid]
+
+
+# -- reads -------------------------------------------------------------------------------
+@pytest.mark.rule("WL-READ")
+def test_watchlists_listed_and_read(api, factories) -> None:
+    body = factories.watchlist(enabled=False)
+    uuid = _created(api.post(WATCHLISTS, json=body))
+    _entry(api, uuid, _listed_entry(factories))
+    expected = {"uuid": uuid, "name": body["name"], "enabled": False, "entryCount": 1}
+    assert _read(api, uuid) == expected
+    response = api.get(WATCHLISTS)
+    assert response.status_code == 200
+    assert expected in response.json()
+
+
+@pytest.mark.rule("WL-NOT-FOUND")
+def test_unknown_watchlist_answers_404(api, factories, ledger) -> None:
+    unknown = f"{WATCHLISTS}/{ledger.fresh_uuid()}"
+    assert api.get(unknown).status_code == 404
+    assert api.put(unknown, json=factories.watchlist()).status_code == 404
+    assert api.delete(unknown).status_code == 404
+    assert api.get(f"{unknown}/entries").status_code == 404
+    assert api.get(f"{unknown}/entries/visitors").status_code == 404
+
+
+# -- on and off --------------------------------------------------------------------------
+@pytest.mark.rule("WL-DISABLE-BY-PUT", "WL-ENABLE-BY-PUT")
+def test_put_switches_a_watchlist_off_and_on(api, factories) -> None:
+    body = factories.watchlist()
+    uuid = _created(api.post(WATCHLISTS, json=body))
+    assert api.put(f"{WATCHLISTS}/{uuid}", json={**body, "enabled": False}).status_code == 200
+    assert _read(api, uuid)["enabled"] is False
+    assert api.put(f"{WATCHLISTS}/{uuid}", json={**body, "enabled": True}).status_code == 200
+    assert _read(api, uuid)["enabled"] is True
+
+
+@pytest.mark.rule("WL-CONSULTED-ON-ARRIVAL", "WL-DISABLED-NOT-CONSULTED", "WL-ENABLE-BY-PUT")
+def test_only_enabled_watchlists_are_consulted_on_registration(api, factories) -> None:
+    host = _host(api, factories)
+    body = factories.watchlist(enabled=False)
+    uuid = _created(api.post(WATCHLISTS, json=body))
+    entry = _listed_entry(factories)
+    _entry(api, uuid, entry)
+    # Listed only in a disabled watchlist: registered as if unlisted.
+    assert _invite_status(api, factories, host, entry["identityNumber"]) == 201
+    assert api.put(f"{WATCHLISTS}/{uuid}", json={**body, "enabled": True}).status_code == 200
+    # Switched on again: consulted again, so the same visitor is refused.
+    assert _invite_status(api, factories, host, entry["identityNumber"]) == 451
+    assert api.put(f"{WATCHLISTS}/{uuid}", json={**body, "enabled": False}).status_code == 200
+    assert _invite_status(api, factories, host, entry["identityNumber"]) == 201
+
+
+@pytest.mark.rule("WL-CONSULTED-ON-ARRIVAL")
+def test_every_enabled_watchlist_is_consulted(api, factories) -> None:
+    host = _host(api, factories)
+    entries = []
+    for _ in range(2):
+        entry = _listed_entry(factories)
+        _entry(api, _watchlist(api, factories), entry)
+        entries.append(entry)
+    for entry in entries:
+        assert _invite_status(api, factories, host, entry["identityNumber"]) == 451
+    assert _invite_status(api, factories, host, factories.tag("clean")) == 201
+
+
+# -- delete ------------------------------------------------------------------------------
+@pytest.mark.rule("WL-DELETE-HARD", "WL-DELETE-HARDWARE-FIRST")
+def test_delete_removes_the_watchlist_and_its_entries(api, factories) -> None:
+    uuid = _watchlist(api, factories)
+    entries = [_listed_entry(factories) for _ in range(2)]
+    uuids = [_entry(api, uuid, entry) for entry in entries]
+    assert api.delete(f"{WATCHLISTS}/{uuid}").status_code == 200
+    assert api.get(f"{WATCHLISTS}/{uuid}").status_code == 404
+    assert uuid not in {w["uuid"] for w in api.get(WATCHLISTS).json()}
+    for entry, entry_uuid in zip(entries, uuids, strict=True):
+        assert api.get(f"{WATCHLISTS}/{uuid}/entries/{entry_uuid}").status_code == 404
+        # Nothing of the watchlist is left to match (no record, no flag).
+        response = api.post(f"{WATCHLISTS}/match", json={"identityNumber": entry["identityNumber"]})
+        assert response.status_code == 200
+        assert response.json() == {"matched": False, "matches": []}
+
+
+# -- audit -------------------------------------------------------------------------------
+@pytest.mark.rule("WL-AUDIT-KEY-NAME")
+@pytest.mark.requires("control")
+def test_watchlist_writes_are_audited_by_key_name(api, factories, profile, control) -> None:
+    body = factories.watchlist()
+    uuid = _created(api.post(WATCHLISTS, json=body))
+    entry = _entry(api, uuid, _listed_entry(factories))
+    path = f"{WATCHLISTS}/{uuid}"
+    assert api.put(f"{path}/entries/{entry}", json=_listed_entry(factories)).status_code == 200
+    assert api.put(path, json={**body, "enabled": False}).status_code == 200
+    assert api.delete(f"{path}/entries/{entry}").status_code == 200
+    assert api.delete(path).status_code == 200
+    response = control.get(_control(control, "audit"))
+    assert response.status_code == 200
+    records = [r for r in response.json() if r.get("target") in (uuid, entry)]
+    by_target = {t: [r for r in records if r["target"] == t] for t in (uuid, entry)}
+    # Watchlist: create, update, delete; entry: create, update, delete.
+    assert len(by_target[uuid]) >= 3 and len(by_target[entry]) >= 3, records
+    names = {r.get("key") for r in records}
+    assert len(names) == 1, names
+    name = names.pop()
+    assert name and isinstance(name, str)
+    assert name != profile.key("full")  # the key's name, never its secret value
