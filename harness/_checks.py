@@ -1,4 +1,8 @@
-"""Global checks applied to every exchange with the target, each naming the rule it enforces."""
+"""Checks every response must pass, each named for the rule it enforces.
+
+The client applies them to every exchange (``check``); the contract suite registers the same
+functions as schemathesis checks.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ _ISO = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}")
 _UTC_MILLIS = re.compile(
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}(Z|\+00:?00)$"
 )
+_ENVELOPE = {"entries", "startIndex", "countReturned", "totalCount"}
+_ACK = {"code", "message", "uuid"}
 
 
 @dataclass(frozen=True)
@@ -39,7 +45,7 @@ def _response_spec(op: spec.Operation, status: int) -> tuple[dict[str, Any] | No
     return node, pointer("paths", op.path, op.method.lower(), "responses", key)
 
 
-def _json(response: httpx.Response) -> Any:
+def body_of(response: httpx.Response) -> Any:
     try:
         return json.loads(response.content)
     except ValueError:
@@ -54,22 +60,28 @@ def _strings(node: Any) -> list[str]:
     return [node] if isinstance(node, str) else []
 
 
-def check(op: spec.Operation, request_body: Any, response: httpx.Response) -> list[Violation]:
-    """Everything the documents say about any response of this operation."""
+def _media_matches(media: str, documented: str) -> bool:
+    documented = documented.split(";")[0].strip()
+    if documented == "*/*":
+        return True
+    if documented.endswith("/*"):
+        return media.startswith(documented[:-1])
+    return media == documented
+
+
+# -- one function per rule -------------------------------------------------------------
+def response_conforms(op: spec.Operation, response: httpx.Response) -> list[Violation]:
+    """CONV-RESPONSE-CONFORMS (and RATE-RETRY-AFTER-HEADER for 429)."""
     found: list[Violation] = []
     status = response.status_code
     documented, location = _response_spec(op, status)
     if documented is None:
-        found.append(
+        return [
             Violation("CONV-RESPONSE-CONFORMS", f"{op.operation_id} answered undocumented {status}")
-        )
-        return found
-    body = _json(response)
+        ]
     content = documented.get("content") or {}
     media = response.headers.get("content-type", "").split(";")[0].strip()
-    if content and not any(
-        media == m.split(";")[0] or (m.endswith("/*") and media.startswith(m[:-1])) for m in content
-    ):
+    if content and not any(_media_matches(media, m) for m in content):
         found.append(Violation("CONV-RESPONSE-CONFORMS", f"{status} has content type {media!r}"))
     for name, header in (documented.get("headers") or {}).items():
         header = spec.resolve(header)
@@ -78,15 +90,15 @@ def check(op: spec.Operation, request_body: Any, response: httpx.Response) -> li
             found.append(Violation(rule, f"{status} lacks the {name} header"))
         elif name.lower() in response.headers:
             value: Any = response.headers[name]
-            schema = spec.resolve(header.get("schema", {}))
-            if schema.get("type") == "integer":
-                value = int(value) if value.isdigit() else value
+            if spec.resolve(header.get("schema", {})).get("type") == "integer" and value.isdigit():
+                value = int(value)
             if not spec.validator_for(header.get("schema", {})).is_valid(value):
                 found.append(
                     Violation("CONV-RESPONSE-CONFORMS", f"header {name} has a wrong value")
                 )
     json_media = next((m for m in content if m.startswith("application/json")), None)
     if json_media is not None and location is not None:
+        body = body_of(response)
         if body is None:
             found.append(Violation("CONV-RESPONSE-CONFORMS", f"{status} body is not JSON"))
         else:
@@ -94,43 +106,118 @@ def check(op: spec.Operation, request_body: Any, response: httpx.Response) -> li
             error = next(iter(validator.iter_errors(body)), None)
             if error is not None:
                 where = "/".join(str(p) for p in error.absolute_path) or "body"
-                found.append(
-                    Violation(
-                        "CONV-RESPONSE-CONFORMS", f"{status} body at {where}: {error.message[:200]}"
-                    )
-                )
-    if status >= 400 and isinstance(body, dict):
-        found += _error_body(op, status, body, request_body, response.text)
-    if body is not None:
-        for text in _strings(body):
-            if _ISO.match(text) and not _UTC_MILLIS.match(text):
-                found.append(
-                    Violation(
-                        "CONV-TIMESTAMP-UTC-MILLIS",
-                        f"timestamp {text!r} is not UTC with milliseconds",
-                    )
-                )
-                break
+                message = f"{status} body at {where}: {error.message[:200]}"
+                found.append(Violation("CONV-RESPONSE-CONFORMS", message))
     return found
 
 
-def _error_body(
-    op: spec.Operation, status: int, body: dict[str, Any], request_body: Any, text: str
-) -> list[Violation]:
-    found: list[Violation] = []
+def error_body_shape(op: spec.Operation, response: httpx.Response) -> list[Violation]:
+    """ERR-BODY-SHAPE: a failure carries ``code`` equal to the HTTP status."""
+    body = body_of(response)
+    status = response.status_code
+    if status < 400 or not isinstance(body, dict) or "code" not in body:
+        return []
     reader = "Virtual reader" in op.tags
-    if "code" in body and str(body["code"]) != str(status) and op.operation_id != "deleteRole":
-        found.append(
+    if str(body["code"]) != str(status):
+        return [
             Violation("ERR-BODY-SHAPE", f"body code {body['code']!r} differs from HTTP {status}")
+        ]
+    if not reader and not isinstance(body["code"], int):
+        return [Violation("ERR-BODY-SHAPE", "body code is not an integer")]
+    return []
+
+
+def no_echo(request_body: Any, response: httpx.Response) -> list[Violation]:
+    """ERR-NO-ECHO: a rejected value never comes back in the failure."""
+    body = body_of(response)
+    if (
+        response.status_code < 400
+        or not isinstance(request_body, dict)
+        or not isinstance(body, dict)
+    ):
+        return []
+    named = body.get("errors") if isinstance(body.get("errors"), dict) else {}
+    for field in named or request_body:
+        value = request_body.get(field)
+        if isinstance(value, str) and len(value) >= 4 and value in response.text:
+            return [Violation("ERR-NO-ECHO", f"the rejected value of {field} is echoed")]
+    return []
+
+
+def utc_timestamps(response: httpx.Response) -> list[Violation]:
+    """CONV-TIMESTAMP-UTC-MILLIS: every instant in a response is UTC with milliseconds."""
+    for text in _strings(body_of(response)):
+        if _ISO.match(text) and not _UTC_MILLIS.match(text):
+            return [
+                Violation(
+                    "CONV-TIMESTAMP-UTC-MILLIS", f"timestamp {text!r} is not UTC with milliseconds"
+                )
+            ]
+    return []
+
+
+def acknowledgement(op: spec.Operation, response: httpx.Response) -> list[Violation]:
+    """CONV-WRITE-ACKNOWLEDGEMENT: a successful write answers {code, message, uuid}."""
+    status = response.status_code
+    documented, _ = _response_spec(op, status)
+    schema = ((documented or {}).get("content") or {}).get("application/json", {}).get("schema", {})
+    if status >= 300 or schema.get("$ref") != "#/components/schemas/Acknowledgement":
+        return []
+    body = body_of(response)
+    if not isinstance(body, dict) or set(body) != _ACK or body.get("code") != status:
+        return [
+            Violation("CONV-WRITE-ACKNOWLEDGEMENT", f"{op.operation_id} answered {body!r:.120}")
+        ]
+    return []
+
+
+def paging(
+    op: spec.Operation, query: dict[str, Any], request_body: Any, response: httpx.Response
+) -> list[Violation]:
+    """PAGE-START-INDEX-ECHO, PAGE-COUNT-RETURNED, PAGE-TOTAL-COUNT on every paged envelope."""
+    body = body_of(response)
+    if response.status_code != 200 or not isinstance(body, dict) or not set(body) >= _ENVELOPE:
+        return []
+    asked = {**(request_body if isinstance(request_body, dict) else {}), **(query or {})}
+    found: list[Violation] = []
+    entries, start, count, total = (
+        body["entries"],
+        body["startIndex"],
+        body["countReturned"],
+        body["totalCount"],
+    )
+    if isinstance(entries, list) and count != len(entries):
+        found.append(
+            Violation("PAGE-COUNT-RETURNED", f"countReturned {count} but {len(entries)} entries")
         )
-    if not reader and "code" in body and not isinstance(body["code"], int):
-        found.append(Violation("ERR-BODY-SHAPE", "body code is not an integer"))
-    if isinstance(request_body, dict):
-        named = body.get("errors") if isinstance(body.get("errors"), dict) else {}
-        fields = named or request_body
-        for field in fields:
-            value = request_body.get(field)
-            if isinstance(value, str) and len(value) >= 4 and value in text:
-                found.append(Violation("ERR-NO-ECHO", f"the rejected value of {field} is echoed"))
-                break
+    requested = asked.get("start")
+    if requested is not None and str(requested).isdigit() and int(requested) != start:
+        found.append(Violation("PAGE-START-INDEX-ECHO", f"asked start {requested}, got {start}"))
+    limit = asked.get("limit")
+    if limit is not None and str(limit).isdigit() and count > int(limit):
+        found.append(Violation("PAGE-COUNT-RETURNED", f"{count} entries exceed limit {limit}"))
+    numbers = all(isinstance(n, int) for n in (total, start, count))
+    if numbers and count and start + count > total:
+        message = f"startIndex {start} + {count} exceeds totalCount {total}"
+        found.append(Violation("PAGE-TOTAL-COUNT", message))
     return found
+
+
+def check(
+    op: spec.Operation,
+    request_body: Any,
+    response: httpx.Response,
+    query: dict[str, Any] | None = None,
+) -> list[Violation]:
+    """Every global check for one exchange."""
+    found = response_conforms(op, response)
+    if any(v.message.startswith(f"{op.operation_id} answered undocumented") for v in found):
+        return found
+    return (
+        found
+        + error_body_shape(op, response)
+        + no_echo(request_body, response)
+        + utc_timestamps(response)
+        + acknowledgement(op, response)
+        + paging(op, query or {}, request_body, response)
+    )

@@ -171,7 +171,7 @@ class TargetClient:
         if op is not None:
             self.session.coverage[op.operation_id] += 1
             if checks:
-                self._check(op, json, response)
+                self._check(op, json, response, params)
             self._register(op, path_params, response)
         return response
 
@@ -221,8 +221,10 @@ class TargetClient:
             request=response.request,
         )
 
-    def _check(self, op: spec.Operation, body: Any, response: httpx.Response) -> None:
-        violations = check(op, body, response)
+    def _check(
+        self, op: spec.Operation, body: Any, response: httpx.Response, query: dict[str, Any] | None
+    ) -> None:
+        violations = check(op, body, response, query)
         for violation in violations:
             self.session.violations.append((self.session.current_test, violation))
         if violations:

@@ -108,8 +108,10 @@ class Run:
         control = profile.section("control")
         if not control:
             return None
+        # Control paths are written in full (/_reference/clock), as the architecture lists them.
+        root = control["url"].rstrip("/").removesuffix("/_reference")
         return httpx.Client(
-            base_url=control["url"].rstrip("/"),
+            base_url=root,
             headers={"Authorization": f"Bearer {control['token']}"},
             timeout=30,
         )
@@ -124,7 +126,7 @@ class Run:
         if control is None:
             return time.time()
         with control:
-            now = control.get("/clock").json()["now"]
+            now = control.get("/_reference/clock").json()["now"]
         return datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp()
 
     def units_spent(self) -> dict[str, int]:

@@ -34,6 +34,22 @@ MARKERS = {
     "slow": "takes seconds, not milliseconds",
 }
 NOT_CONFIGURED = "not configured"
+_ACTIVE: list[pytest.Config] = []
+
+
+def example_budget(default: int) -> int:
+    """Examples per operation for the property-based suites: ``--examples``, else the
+    profile's ``examples``, else ``default``. Read at collection, when suites build schemas."""
+    if not _ACTIVE:
+        return default
+    config = _ACTIVE[-1]
+    profile = config.stash[RUN_KEY].profile
+    chosen = config.getoption("--examples") or (profile.data.get("examples") if profile else None)
+    return int(chosen or default)
+
+
+def run_seed() -> int:
+    return _ACTIVE[-1].stash[RUN_KEY].seed if _ACTIVE else 0
 NOT_ALLOWED = "not allowed"
 
 
@@ -63,6 +79,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=None,
         help="seed of the payload factories (printed in the header; replays a run's data)",
+    )
+    group.addoption(
+        "--examples",
+        type=int,
+        default=None,
+        help="example budget per operation of the property-based suites (profile: examples)",
     )
     group.addoption(
         "--rules",
@@ -105,6 +127,12 @@ def pytest_configure(config: pytest.Config) -> None:
     collector = Collector(config.getoption("--conformance-report"))
     config.stash[COLLECTOR_KEY] = collector
     config.pluginmanager.register(collector, "amws-collector")
+    _ACTIVE.append(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config in _ACTIVE:
+        _ACTIVE.remove(config)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -81,6 +81,24 @@ def build_control_plane(server: Server) -> Starlette:
     async def controller_credentials(request: Request) -> JSONResponse:
         return JSONResponse(server.controller_credentials())
 
+    async def watchlist_flags(request: Request) -> JSONResponse:
+        # Flags raised on hardware per watchlist entry, and the order of raises and withdrawals.
+        return JSONResponse(
+            {
+                "flags": server.store.all("watchlist_flag"),
+                "log": server.store.all("watchlist_hardware_log"),
+            }
+        )
+
+    async def empty_photo(request: Request) -> JSONResponse:
+        # Simulates storage that lost a photo's bytes (the "stored image is empty" case).
+        photo_id = request.path_params["photo_id"]
+        record = server.store.get("photo", photo_id)
+        if record is None:
+            return _error(404, "no such photo")
+        server.store.replace("photo", photo_id, {**record, "_jpeg": "", "_thumbnail": ""})
+        return JSONResponse({"emptied": photo_id})
+
     return Starlette(
         routes=[
             Route("/_reference/clock", guarded(clock), methods=["GET", "PUT"]),
@@ -95,6 +113,12 @@ def build_control_plane(server: Server) -> Starlette:
                 "/_reference/hardware/credentials", guarded(controller_credentials), methods=["GET"]
             ),
             Route("/_reference/audit", guarded(listing("audit")), methods=["GET"]),
+            Route(
+                "/_reference/hardware/watchlist-flags", guarded(watchlist_flags), methods=["GET"]
+            ),
+            Route(
+                "/_reference/photos/{photo_id}/content", guarded(empty_photo), methods=["DELETE"]
+            ),
             Route(
                 "/_reference/hardware/access-events",
                 guarded(listing("access_event")),

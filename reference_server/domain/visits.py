@@ -212,7 +212,24 @@ async def change_invite_status(call: Call) -> Response:
 
 
 @handles("cancelInvite")
-async def cancel_invite(call: Call) -> Response:
+async def withdraw_invite(call: Call) -> Response:
+    """Cancel the visit if it has not ended, then remove it (INV-DELETE-WITHDRAWS).
+
+    Cancelling while keeping the record is the status change to VISIT_CANCELLED.
+    """
     record = fetch_invite(call)
-    move(call.server, call.system, record["uuid"], CANCELLED)
+    store = call.server.store
+    with store.transaction():
+        if record.get("status") not in ENDED:
+            move(call.server, call.system, record["uuid"], CANCELLED)
+        if record.get("_credential"):
+            store.delete("credential", record["_credential"])
+        store.delete(KIND, record["uuid"])
+        visitor = record.get("visitorId")
+        others = store.all(KIND, call.system, lambda r: r.get("visitorId") == visitor)
+        if visitor and not others:
+            store.delete("visitor", visitor)
+    from reference_server.domain.credentials import sync_hardware
+
+    sync_hardware(call.server, call.system)
     return ack(record["uuid"])

@@ -50,20 +50,14 @@ def _control_or_none(request: pytest.FixtureRequest) -> Any:
         return None
 
 
-def _plane(control, path: str) -> str:
-    """``/_reference/<path>`` relative to the control client's base URL, whichever it is."""
-    base = str(control.base_url).rstrip("/")
-    return path.removeprefix("/_reference") if base.endswith("/_reference") else path
-
-
 def _relay_events(control) -> list[dict]:
-    response = control.get(_plane(control, "/_reference/hardware/relay-events"))
+    response = control.get("/_reference/hardware/relay-events")
     assert response.status_code == 200
     return response.json()
 
 
 def _audit(control) -> list[dict]:
-    response = control.get(_plane(control, "/_reference/audit"))
+    response = control.get("/_reference/audit")
     assert response.status_code == 200
     return response.json()
 
@@ -248,7 +242,7 @@ def triggers_per_bucket(client, profile, control) -> int:
         )
     refill = int(bucket["capacity"] * 60 / bucket["refill_per_minute"]) + 2
     point = _a_point(key, profile)
-    clock = _plane(control, "/_reference/clock")
+    clock = "/_reference/clock"
     assert control.put(clock, json={"advance_seconds": refill}).status_code == 200  # start full
     fired = 0
     try:

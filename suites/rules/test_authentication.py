@@ -233,11 +233,13 @@ def loopback_only(control):
     control.put(path, json={"restrict_to_localhost": previous})
 
 
+@pytest.mark.xdist_group("restrict_to_localhost")
 @pytest.mark.rule("AUTH-RESTRICT-TO-LOCALHOST")
 def test_restrict_to_localhost_is_off_by_default(control) -> None:
     assert control.get(_control_path(control, "settings")).json()["restrict_to_localhost"] is False
 
 
+@pytest.mark.xdist_group("restrict_to_localhost")
 @pytest.mark.rule("AUTH-RESTRICT-TO-LOCALHOST")
 def test_loopback_callers_are_served_while_restricted(
     api, client, factories, loopback_only
@@ -257,6 +259,7 @@ def _asgi(app: Any, requests: list[tuple[str, str, dict[str, Any]]]) -> list[htt
     return asyncio.run(send())
 
 
+@pytest.mark.xdist_group("restrict_to_localhost")
 @pytest.mark.rule("AUTH-RESTRICT-TO-LOCALHOST")
 def test_other_addresses_are_refused_before_the_key_is_examined(amws_run, factories) -> None:
     """The non-loopback half: the suite's traffic always comes from this machine, so no target

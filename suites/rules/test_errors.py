@@ -98,7 +98,8 @@ def _json_ops() -> list[Any]:
 @pytest.mark.parametrize("op", _json_ops())
 def test_missing_or_unreadable_body_answers_400(api, factories, op: spec.Operation) -> None:
     path = Maker(api, factories).path(op.path)
-    reread = spec.match("GET", path) is not None
+    # The records made for the path are the run's own: re-read them to see nothing was written.
+    reread = bool(_uuid_params(op)) and spec.match("GET", path) is not None
     before = api.get(path).json() if reread else None
     for label, content in (("absent", None), ("unreadable", b'{"name": "x", ')):
         # 400 is documented for these operations, so the global checks stay on.
@@ -209,21 +210,19 @@ def test_422_reason_names_every_field(api, factories, op_id: str) -> None:
 @pytest.mark.rule("ERR-NO-ECHO")
 def test_rejected_values_are_not_echoed(api, factories) -> None:
     marker = factories.tag("echo").replace("-", "")
-    cases = [
-        ("/locations", factories.location(type=f"ENUM{marker}")),
-        ("/locations", factories.location(name=marker + "x" * 200)),
-        ("/locations", factories.location(effectiveDate=f"T{marker}")),
-        ("/persons", factories.person(email=f"{marker}-not-an-address")),
-        ("/persons", factories.person(department=f"{marker}-not-a-uuid")),
-        ("/users", factories.user(password=marker[:6])),
-        ("/watchlists", factories.watchlist(name=f"{marker}"[:3])),
+    cases = [  # (collection, offending field, body)
+        ("/locations", "type", factories.location(type=f"ENUM{marker}")),
+        ("/locations", "name", factories.location(name=marker + "x" * 200)),
+        ("/locations", "effectiveDate", factories.location(effectiveDate=f"T{marker}")),
+        ("/persons", "email", factories.person(email=f"{marker}-not-an-address")),
+        ("/persons", "department", factories.person(department=f"{marker}-not-a-uuid")),
+        ("/users", "password", factories.user(password=marker[:30])),
     ]
-    for collection, body in cases:
+    for collection, field, body in cases:
         answer = api.post(V1 + collection, json=body)
-        assert 400 <= answer.status_code < 500, answer.status_code
-        sent = [v for v in body.values() if isinstance(v, str) and marker[:3] in v]
-        for value in sent:
-            assert value not in answer.text, f"the rejected value {value!r} is echoed"
+        assert answer.status_code == 422, f"{field}: {answer.status_code}"
+        assert body[field] not in answer.text, f"the rejected {field} is echoed"
+        assert marker not in answer.text, f"the rejected {field} is echoed in part"
     garbled = f'{{"name": "{marker}'.encode()
     answer = api.post(
         f"{V1}/departments", content=garbled, headers={"Content-Type": "application/json"}
@@ -256,7 +255,7 @@ def test_422_is_final(api, factories, amws_run) -> None:
     control = amws_run.control()
     if control is not None:  # waiting changes nothing either
         with control:
-            advance(control, 600)
+            advance(control, 120)
         assert api.post(f"{V1}/locations", json=body).status_code == 422
 
 

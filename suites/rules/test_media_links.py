@@ -267,10 +267,10 @@ def test_signature_is_an_hmac_over_entity_and_expiry(api, clock, factories, prof
     if clock is not None:
         text = clock.get(_clock_path(clock)).json()["now"]
         issued = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    elif "date" in read.headers:
+        issued = parsedate_to_datetime(read.headers["date"])
     else:
-        issued = parsedate_to_datetime(
-            read.headers.get("date") or time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime())
-        )
+        issued = datetime.now(UTC)
     for link in (photo, thumbnail):
         assert re.fullmatch(r"[A-Za-z0-9_-]+", link.signature), link.signature
         raw = base64.urlsafe_b64decode(link.signature + "=" * (-len(link.signature) % 4))
@@ -350,7 +350,18 @@ def test_non_numeric_expiry_is_422(api, clock, factories, profile) -> None:
 
 
 # -- lifetime and gone content ------------------------------------------------------------
-@pytest.mark.rule("LINK-404-NONE", "LINK-404-EMPTY")
+@pytest.mark.rule("LINK-404-EMPTY")
+@pytest.mark.requires("control")
+def test_link_to_empty_stored_content_is_404(api, control, factories, profile) -> None:
+    uuid, read = _with_photo(api, factories, PERSONS)
+    links = _links(profile, read.json())
+    photo_id = read.json()["photoId"]
+    assert control.delete(f"/_reference/photos/{photo_id}/content").status_code == 200
+    for link in links:
+        _assert_refused(_get(api, link, control), 404)
+
+
+@pytest.mark.rule("LINK-404-NONE")
 @pytest.mark.parametrize("resource", [PERSONS, USERS], ids=["person", "user"])
 def test_link_to_deleted_photo_is_404(api, clock, factories, profile, resource: str) -> None:
     # Stored content with no bytes cannot be made through the API; what a client observes is

@@ -267,11 +267,21 @@ def test_unknown_photo_id_is_404(api, factories, ledger) -> None:
             _assert_refused(api.get(f"{PHOTOS}/{kind}/{candidate}"), 404)
 
 
-@pytest.mark.rule("PHOTO-404-EMPTY", "PHOTO-404-NONE")
+@pytest.mark.rule("PHOTO-404-EMPTY")
+@pytest.mark.requires("control")
+def test_photo_whose_stored_image_is_empty_is_404(api, factories, control) -> None:
+    # Storage that lost the bytes can only be staged through the reference control plane.
+    _, read, _ = _with_photo(api, factories)
+    photo_id = _photo_id(read)
+    assert control.delete(f"/_reference/photos/{photo_id}/content").status_code == 200
+    for kind in KINDS:
+        _assert_refused(api.get(f"{PHOTOS}/{kind}/{photo_id}"), 404)
+
+
+@pytest.mark.rule("PHOTO-404-NONE")
 def test_photo_without_content_is_404_never_an_empty_200(api, factories) -> None:
-    # A photo record whose stored image has no bytes cannot be made through the API; what a
-    # client can observe is that a download is either real image bytes or 404, never a 200
-    # with an empty body, also once the owning record (and with it the content) is gone.
+    # Whatever the target, a download is real image bytes or 404, never an empty 200,
+    # also once the owning record (and with it the content) is gone.
     uuid, read, _ = _with_photo(api, factories)
     photo_id = _photo_id(read)
     for kind in KINDS:

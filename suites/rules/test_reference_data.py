@@ -175,7 +175,7 @@ def test_list_is_a_plain_array_of_uuid_and_name(api, factories, single: str, pat
     paged = api.get(path, params={"start": 1, "limit": 1}, checks=False)
     if paged.status_code == 200:
         assert isinstance(paged.json(), list)
-        assert {u for u in mine} <= {item["uuid"] for item in paged.json()}
+        assert set(mine) <= {item["uuid"] for item in paged.json()}
 
     uuid, name = next(iter(mine.items()))
     read = api.get(f"{path}/{uuid}")

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import secrets
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -76,10 +78,10 @@ class Reader:
         return self.body(unknown_code() if path in (READ, QR_READ) else None, device)
 
     def post(
-        self, path: str, body: dict, *, headers: dict | None = None, throttling: bool = False
+        self, path: str, body: dict, *, headers: dict | None = None, raw: bool = False
     ) -> httpx.Response:
-        """One request; ``throttling`` tests get no budget management and no second try."""
-        if throttling:
+        """One request; ``raw`` (throttling tests): no budget management, no second try."""
+        if raw:
             return self._send(path, body, headers)
         self._make_room(str(body.get("uuid", "")))
         response = self._send(path, body, headers)
@@ -96,15 +98,12 @@ class Reader:
             self._failed.append(now)
         return response
 
-    @staticmethod
-    def _recent(times: list[float]) -> list[float]:
-        times[:] = [t for t in times if time.monotonic() - t < WINDOW]
-        return times
-
     def _make_room(self, uuid: str) -> None:
-        failures = len(self._recent(self._failed))
-        sent = len(self._recent(self._sent.get(uuid.lower(), [])))
-        if failures >= FAILURES_ALLOWED - 1 or sent >= DEVICE_ALLOWANCE - 5:
+        def recent(times: list[float]) -> int:
+            return sum(1 for t in times if time.monotonic() - t < WINDOW)
+
+        failed, sent = recent(self._failed), recent(self._sent.get(uuid.lower(), []))
+        if failed >= FAILURES_ALLOWED - 1 or sent >= DEVICE_ALLOWANCE - 5:
             self.pass_minute()
 
     def pass_minute(self, retry_after: str = "") -> None:
@@ -451,78 +450,76 @@ def test_code_issued_after_a_list_is_only_in_the_next_list(reader, api, factorie
 
 
 # -- throttles (each starts and ends with a clean minute; bounded request counts) ----------------
+@contextmanager
+def clean_minute(reader: Reader) -> Iterator[None]:
+    reader.pass_minute()
+    try:
+        yield
+    finally:
+        reader.pass_minute()
+
+
+def until_429(send: Callable[[int], httpx.Response], bound: int, expected: int) -> None:
+    """Send until an answer is not ``expected`` (at most ``bound``): it must be a 429."""
+    statuses = []
+    for attempt in range(bound):
+        response = send(attempt)
+        statuses.append(response.status_code)
+        if response.status_code != expected:
+            break
+    assert statuses[-1] == 429 and set(statuses[:-1]) == {expected}, statuses
+    throttled(response)
+
+
 @pytest.mark.slow
 @pytest.mark.rule("READER-AUTH-FAILURE-THROTTLE", "READER-RESPONSE-FORMAT")
 def test_repeated_device_check_failures_are_throttled(reader, ledger) -> None:
-    reader.pass_minute()
-    try:
-        statuses = []
-        for attempt in range(4 * FAILURES_ALLOWED):  # "soon": within 4x the assumed figure
-            path = ALL_PATHS[attempt % 4]
-            response = reader.post(
-                path, {**reader.sample(path), "uuid": ledger.fresh_uuid()}, throttling=True
-            )
-            statuses.append(response.status_code)
-            if response.status_code != 404:
-                break
-        assert statuses[-1] == 429 and set(statuses[:-1]) == {404}, statuses
-        throttled(response)
-    finally:
-        reader.pass_minute()
+    def unknown_device(attempt: int) -> httpx.Response:
+        path = ALL_PATHS[attempt % 4]
+        return reader.post(path, {**reader.sample(path), "uuid": ledger.fresh_uuid()}, raw=True)
+
+    with clean_minute(reader):  # "soon": within four times the assumed figure
+        until_429(unknown_device, 4 * FAILURES_ALLOWED, 404)
 
 
 @pytest.mark.slow
 @pytest.mark.rule("READER-AUTH-FAILURE-FIGURES")
 def test_five_failures_a_minute_then_429_on_every_path(reader, ledger) -> None:
-    reader.pass_minute()
-    try:
+    with clean_minute(reader):
         for attempt in range(FAILURES_ALLOWED):
             path = ALL_PATHS[attempt % 4]
             sent = {**reader.sample(path), "uuid": ledger.fresh_uuid()}
-            outcome(reader.post(path, sent, throttling=True), 404)
+            outcome(reader.post(path, sent, raw=True), 404)
         for path in ALL_PATHS:  # even for the right device, from this address
-            response = reader.post(path, reader.sample(path), throttling=True)
-            throttled(response)
+            throttled(response := reader.post(path, reader.sample(path), raw=True))
         reader.pass_minute(response.headers["retry-after"])
-        assert reader.post(LIST, reader.body(), throttling=True).status_code == 200
-    finally:
-        reader.pass_minute()
+        assert reader.post(LIST, reader.body(), raw=True).status_code == 200
 
 
 @pytest.mark.slow
 @pytest.mark.rule("READER-429-PER-DEVICE")
 def test_device_over_its_allowance_gets_429_while_others_are_served(reader, profile) -> None:
-    reader.pass_minute()
-    try:
-        statuses = []
-        for attempt in range(2 * DEVICE_ALLOWANCE):  # bounded by twice the assumed allowance
-            response = reader.post((LIST, QR_LIST)[attempt % 2], reader.body(), throttling=True)
-            statuses.append(response.status_code)
-            if response.status_code != 200:
-                break
-        assert statuses[-1] == 429 and set(statuses[:-1]) == {200}, statuses
-        throttled(response)
+    with clean_minute(reader):  # bounded by twice the assumed allowance
+        until_429(
+            lambda n: reader.post((LIST, QR_LIST)[n % 2], reader.body(), raw=True),
+            2 * DEVICE_ALLOWANCE,
+            200,
+        )
         other = profile.section("unattached_reader")
         if other:  # a second device of the target keeps being served
-            served = reader.post(LIST, reader.body(device=other), throttling=True)
+            served = reader.post(LIST, reader.body(device=other), raw=True)
             assert served.status_code == 200, served.text
-    finally:
-        reader.pass_minute()
 
 
 @pytest.mark.slow
 @pytest.mark.rule("READER-RATE-ALLOWANCE")
 def test_sixty_requests_a_minute_counted_over_all_four_paths(reader) -> None:
-    reader.pass_minute()
-    try:
+    with clean_minute(reader):
         for attempt in range(DEVICE_ALLOWANCE):
             path = ALL_PATHS[attempt % 4]
-            response = reader.post(path, reader.sample(path), throttling=True)
+            response = reader.post(path, reader.sample(path), raw=True)
             assert response.status_code == (401 if path in (READ, QR_READ) else 200), attempt
         for path in ALL_PATHS:
-            response = reader.post(path, reader.sample(path), throttling=True)
-            throttled(response)
+            throttled(response := reader.post(path, reader.sample(path), raw=True))
         reader.pass_minute(response.headers["retry-after"])
-        assert reader.post(LIST, reader.body(), throttling=True).status_code == 200
-    finally:
-        reader.pass_minute()
+        assert reader.post(LIST, reader.body(), raw=True).status_code == 200

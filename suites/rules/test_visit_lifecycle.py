@@ -3,7 +3,7 @@ credential of the window, the watchlists consulted at registration and check-in,
 host's invites and registrations views reflecting it all.
 
 The visitor credential is observed through the virtual reader's valid-credential list (the
-invitation does not expose a credential id); reads at the reader are physical.
+invitation does not expose a credential id); presenting codes at the reader is physical.
 """
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ import httpx
 import pytest
 
 INVITES = "/api/ws/v1/invites"
-Now = Callable[[], datetime]
-PRE_ARRIVAL_TARGETS = ["VISITOR_CHECK_IN", "VISIT_NO_SHOW", "VISIT_CANCELLED", "VISIT_DENIED"]
-RULE_OF = {
+PRE_ARRIVAL_MOVES = {
     "VISITOR_CHECK_IN": "VISIT-CHECK-IN",
     "VISIT_NO_SHOW": "VISIT-NO-SHOW",
     "VISIT_CANCELLED": "VISIT-CANCELLED",
     "VISIT_DENIED": "VISIT-DENIED",
 }
-MOVABLE = ["VISITOR_CHECK_IN", "VISITOR_CHECK_OUT", *PRE_ARRIVAL_TARGETS[1:]]
+REQUESTABLE = ["VISITOR_CHECK_IN", "VISITOR_CHECK_OUT", "VISIT_NO_SHOW", "VISIT_CANCELLED",
+               "VISIT_DENIED"]  # fmt: skip
 TERMINAL = ["VISITOR_CHECK_OUT", "VISIT_NO_SHOW", "VISIT_CANCELLED", "VISIT_DENIED"]
 NEVER_REACHED = {"VISITOR_ON_SITE", "VISITOR_IN_PARKING", "VISITOR_HOSTED"}
+DAY = 24.0
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def control_path(control: httpx.Client, name: str) -> str:
 
 @contextmanager
 def moved_clock(control: httpx.Client) -> Iterator[Callable[[float], None]]:
-    """Advance the target's clock inside the block; it is moved back by the same amount after."""
+    """Advance the target's clock inside the block; it is moved back by as much afterwards."""
     path, total = control_path(control, "clock"), [0.0]
 
     def advance(seconds: float) -> None:
@@ -62,328 +62,366 @@ def moved_clock(control: httpx.Client) -> Iterator[Callable[[float], None]]:
             control.put(path, json={"advance_seconds": -total[0]}).raise_for_status()
 
 
-@pytest.fixture(scope="module")
-def now(amws_run: Any) -> Iterator[Now]:
-    """The target's now: its control-plane clock where it has one, else the wall clock."""
-    control = amws_run.control()
+class Visits:
+    """The invitation, watchlist and reader calls of the tests, bound to the run's client."""
 
-    def read() -> datetime:
-        if control is None:
+    def __init__(self, api: Any, factories: Any, control: httpx.Client | None, profile: Any):
+        self.api, self.factories, self.control, self.profile = api, factories, control, profile
+        self.host = self.new_host()
+
+    def now(self) -> datetime:
+        """The target's now: its control-plane clock where it has one, else the wall clock."""
+        if self.control is None:
             return datetime.now(UTC)
-        return instant(control.get(control_path(control, "clock")).json()["now"])
+        return instant(self.control.get(control_path(self.control, "clock")).json()["now"])
 
-    yield read
+    def new_host(self) -> str:
+        created = self.api.post("/api/ws/v1/users", json=self.factories.user())
+        assert created.status_code == 201, created.text
+        return created.json()["uuid"]
+
+    def body(self, start_h: float = -1, hours: float = 8, **fields: Any) -> dict[str, Any]:
+        """A valid body whose window starts ``start_h`` hours from now."""
+        start = self.now() + timedelta(hours=start_h)
+        window = {"activation": iso(start), "expiry": iso(start + timedelta(hours=hours))}
+        return {**self.factories.invite(fields.pop("host", self.host), **window), **fields}
+
+    def create(self, **fields: Any) -> dict[str, Any]:
+        """Create an invitation; the sent body merged with the answer."""
+        sent = self.body(**fields)
+        response = self.api.post(INVITES, json=sent)
+        assert response.status_code == 201, response.text
+        return {**sent, **response.json()}
+
+    def new(self, **fields: Any) -> str:
+        return self.create(**fields)["registrationId"]
+
+    def read(self, registration: str) -> dict[str, Any]:
+        response = self.api.get(f"{INVITES}/{registration}")
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def status(self, registration: str) -> str:
+        response = self.api.get(f"{INVITES}/{registration}/status")
+        assert response.status_code == 200, response.text
+        return response.json()["status"]
+
+    def put(self, registration: str, **fields: Any) -> httpx.Response:
+        return self.api.put(f"{INVITES}/{registration}", json=fields)
+
+    def update(self, registration: str) -> None:
+        assert self.put(registration, lastName=self.factories.tag("moved")).status_code == 200
+
+    def move(self, registration: str, status: str, **kwargs: Any) -> httpx.Response:
+        path = f"{INVITES}/{registration}/status"
+        return self.api.put(path, json={"status": status}, **kwargs)
+
+    def cancel(self, registration: str) -> httpx.Response:
+        return self.api.delete(f"{INVITES}/{registration}")
+
+    def watchlist(self, enabled: bool, **entry: Any) -> str:
+        """A watchlist of its own holding one entry."""
+        made = self.api.post(
+            "/api/ws/v1/watchlists", json=self.factories.watchlist(enabled=enabled)
+        )
+        assert made.status_code == 201, made.text
+        added = self.api.post(f"/api/ws/v1/watchlists/{made.json()['uuid']}/entries", json=entry)
+        assert added.status_code == 201, added.text
+        return made.json()["uuid"]
+
+    def valid(self, visitor: str | None = None) -> list[dict[str, Any]]:
+        """The virtual reader's valid-credential list (of one visitor when given)."""
+        reader = self.profile.section("virtual_reader")
+        device = {"uuid": reader["uuid"], "key": reader["key"]}
+        listed = self.api.post("/api/ws/v1/virtual/reader/list", json=device)
+        assert listed.status_code == 200, listed.text
+        return [e for e in listed.json() if visitor is None or e.get("holderUuid") == visitor]
+
+
+@pytest.fixture(scope="module")
+def visits(amws_run: Any, api: Any, factories: Any, profile: Any) -> Iterator[Visits]:
+    control = amws_run.control()
+    yield Visits(api, factories, control, profile)
     if control is not None:
         control.close()
-
-
-def new_host(api: Any, factories: Any) -> str:
-    created = api.post("/api/ws/v1/users", json=factories.user())
-    assert created.status_code == 201, created.text
-    return created.json()["uuid"]
-
-
-@pytest.fixture(scope="module")
-def host(api: Any, factories: Any) -> str:
-    return new_host(api, factories)
-
-
-def invite(api, factories, host, now, start_h: float = -1, hours: float = 8, **fields) -> dict:
-    """Create an invitation whose window starts ``start_h`` hours from the target's now."""
-    start = now() + timedelta(hours=start_h)
-    sent = factories.invite(host, activation=iso(start), expiry=iso(start + timedelta(hours=hours)))
-    response = api.post(INVITES, json={**sent, **fields})
-    assert response.status_code == 201, response.text
-    return {**sent, **fields, **response.json()}
-
-
-def read(api: Any, registration: str) -> dict[str, Any]:
-    response = api.get(f"{INVITES}/{registration}")
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def status_of(api: Any, registration: str) -> str:
-    response = api.get(f"{INVITES}/{registration}/status")
-    assert response.status_code == 200, response.text
-    return response.json()["status"]
-
-
-def move(api: Any, registration: str, status: str, **kwargs: Any) -> httpx.Response:
-    return api.put(f"{INVITES}/{registration}/status", json={"status": status}, **kwargs)
-
-
-def update(api: Any, registration: str, factories: Any) -> None:
-    changed = api.put(f"{INVITES}/{registration}", json={"lastName": factories.tag("moved")})
-    assert changed.status_code == 200, changed.text
-
-
-def watchlist(api: Any, factories: Any, enabled: bool, **entry: Any) -> str:
-    created = api.post("/api/ws/v1/watchlists", json=factories.watchlist(enabled=enabled))
-    assert created.status_code == 201, created.text
-    uuid = created.json()["uuid"]
-    added = api.post(f"/api/ws/v1/watchlists/{uuid}/entries", json=entry)
-    assert added.status_code == 201, added.text
-    return uuid
-
-
-def valid_credentials(api: Any, profile: Any) -> list[dict[str, Any]]:
-    reader = profile.section("virtual_reader")
-    listed = api.post(
-        "/api/ws/v1/virtual/reader/list", json={"uuid": reader["uuid"], "key": reader["key"]}
-    )
-    assert listed.status_code == 200, listed.text
-    return listed.json()
-
-
-def of_visitor(entries: list[dict[str, Any]], visitor: str) -> list[dict[str, Any]]:
-    return [e for e in entries if e.get("holderUuid") == visitor]
 
 
 # -- moves --------------------------------------------------------------------------------
 @pytest.mark.rule("VISIT-CREATED", "VISIT-UPDATED")
 @pytest.mark.parametrize(
     "target",
-    [pytest.param(t, marks=pytest.mark.rule(RULE_OF[t]), id=t) for t in PRE_ARRIVAL_TARGETS],
+    [pytest.param(t, marks=pytest.mark.rule(r), id=t) for t, r in PRE_ARRIVAL_MOVES.items()],
 )
 @pytest.mark.parametrize("updated", [False, True], ids=["from-created", "from-updated"])
-def test_pre_arrival_visit_moves(api, factories, host, now, target: str, updated: bool) -> None:
-    registration = invite(api, factories, host, now)["registrationId"]
-    assert status_of(api, registration) == "VISIT_CREATED"
-    if updated:
-        for _ in range(2):  # updated again and again, still pre-arrival
-            update(api, registration, factories)
-            assert status_of(api, registration) == "VISIT_UPDATED"
-    answer = move(api, registration, target)
+def test_pre_arrival_visit_moves(visits, target: str, updated: bool) -> None:
+    registration = visits.new()
+    assert visits.status(registration) == "VISIT_CREATED"
+    for _ in range(2 if updated else 0):  # updated again and again, still pre-arrival
+        visits.update(registration)
+        assert visits.status(registration) == "VISIT_UPDATED"
+    answer = visits.move(registration, target)
     assert answer.status_code == 200, answer.text
-    record = read(api, registration)
-    assert record["status"] == target == status_of(api, registration)
+    record = visits.read(registration)
+    assert record["status"] == target == visits.status(registration)
     assert (record["arrivedAt"] is not None) is (target == "VISITOR_CHECK_IN")
     assert record["leftAt"] is None
 
 
-@pytest.mark.rule("VISIT-CHECK-OUT", "VISIT-CHECK-IN")
-def test_check_out_only_after_check_in(api, factories, host, now) -> None:
-    registration = invite(api, factories, host, now)["registrationId"]
-    assert move(api, registration, "VISITOR_CHECK_OUT").status_code == 409
-    update(api, registration, factories)
-    assert move(api, registration, "VISITOR_CHECK_OUT").status_code == 409
-    assert status_of(api, registration) == "VISIT_UPDATED"
-    assert move(api, registration, "VISITOR_CHECK_IN").status_code == 200
-    assert move(api, registration, "VISITOR_CHECK_OUT").status_code == 200
-    record = read(api, registration)
+@pytest.mark.rule(
+    "VISIT-CHECK-OUT", "VISIT-CHECK-IN", "INV-STATUS-CHANGE-409", "VISIT-NO-SHOW",
+    "VISIT-CANCELLED", "VISIT-DENIED",
+)  # fmt: skip
+def test_after_check_in_only_check_out_is_allowed(visits) -> None:
+    registration = visits.new()
+    assert visits.move(registration, "VISITOR_CHECK_OUT").status_code == 409
+    assert visits.status(registration) == "VISIT_CREATED"
+    visits.update(registration)
+    assert visits.move(registration, "VISITOR_CHECK_OUT").status_code == 409
+    assert visits.status(registration) == "VISIT_UPDATED"
+    assert visits.move(registration, "VISITOR_CHECK_IN").status_code == 200
+    for target in ("VISITOR_CHECK_IN", "VISIT_NO_SHOW", "VISIT_CANCELLED", "VISIT_DENIED"):
+        assert visits.move(registration, target).status_code == 409, target
+    assert visits.status(registration) == "VISITOR_CHECK_IN"
+    assert visits.move(registration, "VISITOR_CHECK_OUT").status_code == 200
+    record = visits.read(registration)
     assert record["status"] == "VISITOR_CHECK_OUT"
-    assert record["arrivedAt"] is not None and record["leftAt"] is not None
     assert instant(record["leftAt"]) >= instant(record["arrivedAt"])
 
 
-@pytest.mark.rule("VISIT-NO-SHOW", "VISIT-CANCELLED", "VISIT-DENIED")
-def test_after_check_in_only_check_out_is_allowed(api, factories, host, now) -> None:
-    registration = invite(api, factories, host, now)["registrationId"]
-    assert move(api, registration, "VISITOR_CHECK_IN").status_code == 200
-    for target in ("VISIT_NO_SHOW", "VISIT_CANCELLED", "VISIT_DENIED"):
-        assert move(api, registration, target).status_code == 409, target
-    assert api.delete(f"{INVITES}/{registration}").status_code == 409
-    assert status_of(api, registration) == "VISITOR_CHECK_IN"
-
-
-@pytest.mark.rule("VISIT-TERMINAL-STATES")
+@pytest.mark.rule("VISIT-TERMINAL-STATES", "INV-STATUS-CHANGE-409", "INV-UPDATE-CLOSED-409")
 @pytest.mark.parametrize("terminal", TERMINAL)
-def test_terminal_status_accepts_no_further_move(api, factories, host, now, terminal: str) -> None:
-    registration = invite(api, factories, host, now)["registrationId"]
+def test_terminal_status_accepts_no_move_or_update(visits, factories, terminal) -> None:
+    registration = visits.new()
     if terminal == "VISITOR_CHECK_OUT":
-        assert move(api, registration, "VISITOR_CHECK_IN").status_code == 200
-    assert move(api, registration, terminal).status_code == 200
-    for target in MOVABLE:
-        assert move(api, registration, target).status_code == 409, target
-        assert status_of(api, registration) == terminal
-    assert status_of(api, registration) not in NEVER_REACHED
+        assert visits.move(registration, "VISITOR_CHECK_IN").status_code == 200
+    assert visits.move(registration, terminal).status_code == 200
+    before = visits.read(registration)
+    for target in REQUESTABLE:
+        assert visits.move(registration, target).status_code == 409, target
+    update = visits.put(registration, lastName=factories.tag("late"))
+    assert update.status_code == 409, update.text
+    assert visits.read(registration) == before
+    assert before["status"] == terminal and terminal not in NEVER_REACHED
 
 
-# -- the visitor credential -------------------------------------------------------------------
+@pytest.mark.rule("INV-DELETE-ENDED")
+@pytest.mark.parametrize("terminal", TERMINAL)
+def test_deleting_an_ended_visit_removes_it(visits, terminal) -> None:
+    registration = visits.new()
+    if terminal == "VISITOR_CHECK_OUT":
+        assert visits.move(registration, "VISITOR_CHECK_IN").status_code == 200
+    assert visits.move(registration, terminal).status_code == 200
+    assert visits.cancel(registration).status_code == 200
+    assert visits.api.get(f"{INVITES}/{registration}").status_code == 404
+
+
+@pytest.mark.rule("INV-UPDATE-IDENTICAL-425", "VISIT-UPDATED")
+def test_identical_update_answers_425_and_changes_nothing(visits) -> None:
+    sent = visits.body(type="PIN")
+    created = visits.api.post(INVITES, json=sent)
+    assert created.status_code == 201, created.text
+    registration = created.json()["registrationId"]
+    before = visits.read(registration)
+    # The original body (its seconds round to the stored values), then stored values as read.
+    for repeat in (sent, {"firstName": before["firstName"], "activation": before["activation"]}):
+        response = visits.put(registration, **repeat)
+        assert response.status_code == 425, response.text
+        assert visits.read(registration) == before
+    assert visits.status(registration) == "VISIT_CREATED"
+
+
+@pytest.mark.rule("INV-DELETE-WITHDRAWS")
+@pytest.mark.parametrize("updated", [False, True], ids=["from-created", "from-updated"])
+def test_delete_withdraws_the_invitation(visits, updated: bool) -> None:
+    made = visits.create()
+    registration = made["registrationId"]
+    if updated:
+        visits.update(registration)
+    response = visits.cancel(registration)
+    assert response.status_code == 200
+    assert response.json()["uuid"] == registration
+    assert visits.api.get(f"{INVITES}/{registration}").status_code == 404
+    listed = visits.api.get(INVITES, params={"visitorUUID": made["visitorId"], "limit": 1000})
+    assert registration not in {e["registrationId"] for e in listed.json()["entries"]}
+
+
+@pytest.mark.rule("VISIT-CANCELLED")
+@pytest.mark.parametrize("updated", [False, True], ids=["from-created", "from-updated"])
+def test_cancelling_by_status_keeps_the_invitation_readable(visits, updated: bool) -> None:
+    registration = visits.new()
+    if updated:
+        visits.update(registration)
+    assert visits.move(registration, "VISIT_CANCELLED").status_code == 200
+    assert visits.read(registration)["status"] == "VISIT_CANCELLED" == visits.status(registration)
+
+
+@pytest.mark.rule("INV-STATUS-CHANGE-422")
+@pytest.mark.parametrize(
+    "target", [None, "VISIT_CREATED", "VISIT_UPDATED", "VISITOR_ON_SITE", "NOT_A_STATUS"]
+)
+def test_unsupported_target_status_answers_422(visits, api, target: str | None) -> None:
+    registration = visits.new()
+    sent = {} if target is None else {"status": target}
+    response = api.put(f"{INVITES}/{registration}/status", json=sent)
+    assert response.status_code == 422, response.text
+    assert visits.status(registration) == "VISIT_CREATED"
+
+
+# -- the visitor credential ---------------------------------------------------------------
 @pytest.mark.rule("VISIT-CREDENTIAL-WINDOW")
 @pytest.mark.requires("virtual_reader")
-def test_invitation_issues_a_visitor_credential_for_its_window(
-    api, factories, host, now, profile
-) -> None:
-    pin = invite(api, factories, host, now, type="PIN")
-    qr = invite(api, factories, host, now, type="QR_CODE")
-    future = invite(api, factories, host, now, start_h=48)
-    past = invite(api, factories, host, now, start_h=-72, hours=24)
-    listed = valid_credentials(api, profile)
+def test_invitation_issues_a_visitor_credential_for_its_window(visits) -> None:
+    pin, qr = visits.create(type="PIN"), visits.create(type="QR_CODE")
+    future = visits.create(start_h=2 * DAY)
+    past = visits.create(start_h=-3 * DAY, hours=DAY)
+    listed = visits.valid()
     for made in (pin, qr):
-        stored = read(api, made["registrationId"])
-        entries = of_visitor(listed, made["visitorId"])
+        stored = visits.read(made["registrationId"])
+        entries = [e for e in listed if e.get("holderUuid") == made["visitorId"]]
         assert len(entries) == 1, (made["type"], entries)
-        entry = entries[0]
-        assert entry["holderType"] == "VISITOR"
-        assert instant(entry["active"]) == instant(stored["activation"])
-        assert instant(entry["expiry"]) == instant(stored["expiry"])
-    pin_entry = of_visitor(listed, pin["visitorId"])[0]
-    assert pin["accessCode"] == stored_code(pin_entry)
-    assert not of_visitor(listed, future["visitorId"]) and not of_visitor(listed, past["visitorId"])
-
-
-def stored_code(entry: dict[str, Any]) -> str:
-    """The PIN of a valid-credential entry, as text."""
-    return str(entry["pin"]) if entry.get("pin") is not None else entry.get("code", "")
+        assert entries[0]["holderType"] == "VISITOR"
+        assert instant(entries[0]["active"]) == instant(stored["activation"])
+        assert instant(entries[0]["expiry"]) == instant(stored["expiry"])
+        if made["type"] == "PIN":  # the access code is the PIN itself
+            assert str(entries[0]["pin"]) == pin["accessCode"]
+    for made in (future, past):
+        assert not [e for e in listed if e.get("holderUuid") == made["visitorId"]]
 
 
 @pytest.mark.rule("VISIT-CREDENTIAL-WINDOW")
 @pytest.mark.requires("virtual_reader")
 @pytest.mark.requires("control")
-def test_credential_valid_only_while_the_window_is_open(
-    api, control, factories, host, now, profile
-) -> None:
-    made = invite(api, factories, host, now, start_h=2, hours=1, type="PIN")
-    assert not of_visitor(valid_credentials(api, profile), made["visitorId"])
+def test_credential_valid_only_while_the_window_is_open(visits, control) -> None:
+    made = visits.create(start_h=2, hours=1, type="PIN")
+    assert not visits.valid(made["visitorId"])
     with moved_clock(control) as advance:
         advance(2.5 * 3600)  # inside the window
-        assert len(of_visitor(valid_credentials(api, profile), made["visitorId"])) == 1
-        advance(3600)  # past the expiry
-        assert not of_visitor(valid_credentials(api, profile), made["visitorId"])
+        assert len(visits.valid(made["visitorId"])) == 1
+        advance(3600)  # past its expiry
+        assert not visits.valid(made["visitorId"])
 
 
 @pytest.mark.rule("VISIT-CANCEL-REVOKES-CREDENTIAL", "VISIT-CANCELLED")
 @pytest.mark.requires("virtual_reader")
 @pytest.mark.parametrize("how", ["cancelInvite", "changeInviteStatus"])
-def test_cancelling_revokes_the_visitor_credential(
-    api, factories, host, now, profile, how: str
-) -> None:
-    made = invite(api, factories, host, now, type="PIN")
-    assert len(of_visitor(valid_credentials(api, profile), made["visitorId"])) == 1
+def test_cancelling_revokes_the_visitor_credential(visits, how: str) -> None:
+    made = visits.create(type="PIN")
+    assert len(visits.valid(made["visitorId"])) == 1
     if how == "cancelInvite":
-        assert api.delete(f"{INVITES}/{made['registrationId']}").status_code == 200
+        assert visits.cancel(made["registrationId"]).status_code == 200
     else:
-        assert move(api, made["registrationId"], "VISIT_CANCELLED").status_code == 200
-    assert not of_visitor(valid_credentials(api, profile), made["visitorId"])
+        assert visits.move(made["registrationId"], "VISIT_CANCELLED").status_code == 200
+    assert not visits.valid(made["visitorId"])
 
 
 @pytest.mark.rule("VISIT-CANCEL-REVOKES-CREDENTIAL", "VISIT-CREDENTIAL-WINDOW")
 @pytest.mark.requires("virtual_reader")
 @pytest.mark.physical
-def test_cancelled_access_code_is_refused_at_the_reader(api, factories, host, now, profile) -> None:
+def test_cancelled_access_code_is_refused_at_the_reader(visits, api, profile) -> None:
     reader = profile.section("virtual_reader")
-    kept = invite(api, factories, host, now, type="PIN")
-    cancelled = invite(api, factories, host, now, type="PIN")
-    assert api.delete(f"{INVITES}/{cancelled['registrationId']}").status_code == 200
+    kept, cancelled = visits.create(type="PIN"), visits.create(type="PIN")
+    assert visits.cancel(cancelled["registrationId"]).status_code == 200
     for made, status in ((kept, 200), (cancelled, 401)):
         presented = {"uuid": reader["uuid"], "key": reader["key"], "code": made["accessCode"]}
         answer = api.post("/api/ws/v1/virtual/reader", json=presented)
         assert answer.status_code == status, (made["registrationId"], answer.text)
 
 
-# -- watchlists at registration and check-in -----------------------------------------------
+# -- watchlists at registration and check-in ----------------------------------------------
 @pytest.mark.rule(
-    "VISIT-WATCHLIST-CONSULTED",
-    "WL-CONSULTED-ON-ARRIVAL",
-    "WL-DISABLED-NOT-CONSULTED",
+    "VISIT-WATCHLIST-CONSULTED", "WL-CONSULTED-ON-ARRIVAL", "WL-DISABLED-NOT-CONSULTED",
     "INV-WATCHLIST-451",
-)
-def test_enabled_watchlists_refuse_registration_disabled_ones_do_not(
-    api, factories, host, now
-) -> None:
+)  # fmt: skip
+def test_enabled_watchlists_refuse_registration_disabled_ones_do_not(visits, api, factories):
     ids = [factories.tag("id") for _ in range(3)]
-    for identity in ids[:2]:  # two enabled watchlists: every one of them is consulted
-        watchlist(api, factories, True, identityNumber=identity)
-    watchlist(api, factories, False, identityNumber=ids[2])
-    start = now() - timedelta(hours=1)
-    for identity in ids[:2]:
-        sent = factories.invite(host, activation=iso(start), expiry=iso(start + timedelta(hours=8)))
-        assert api.post(INVITES, json={**sent, "identityNumber": identity}).status_code == 451
-    admitted = invite(api, factories, host, now, identityNumber=ids[2])
-    assert move(api, admitted["registrationId"], "VISITOR_CHECK_IN").status_code == 200
-    assert status_of(api, admitted["registrationId"]) == "VISITOR_CHECK_IN"
+    for identity in ids[:2]:  # two enabled watchlists: each one is consulted
+        visits.watchlist(True, identityNumber=identity)
+        answer = api.post(INVITES, json=visits.body(identityNumber=identity))
+        assert answer.status_code == 451, answer.text
+    visits.watchlist(False, identityNumber=ids[2])
+    admitted = visits.new(identityNumber=ids[2])
+    assert visits.move(admitted, "VISITOR_CHECK_IN").status_code == 200
+    assert visits.status(admitted) == "VISITOR_CHECK_IN"
 
 
 @pytest.mark.rule("VISIT-DENIED-ON-WATCHLIST", "INV-WATCHLIST-451", "VISIT-WATCHLIST-CONSULTED")
-def test_update_into_a_watchlist_match_denies_the_visit(api, factories, host, now) -> None:
-    made = invite(api, factories, host, now)
-    identity = factories.tag("id")
-    watchlist(api, factories, True, identityNumber=identity)
+def test_update_into_a_watchlist_match_denies_the_visit(visits, factories) -> None:
+    registration, identity = visits.new(), factories.tag("id")
+    visits.watchlist(True, identityNumber=identity)
     for _ in range(2):
-        answer = api.put(f"{INVITES}/{made['registrationId']}", json={"identityNumber": identity})
+        answer = visits.put(registration, identityNumber=identity)
         assert answer.status_code == 451, answer.text
-    assert status_of(api, made["registrationId"]) == "VISIT_DENIED"
+        assert visits.status(registration) == "VISIT_DENIED"
 
 
 @pytest.mark.rule("VISIT-DENIED-ON-WATCHLIST", "INV-WATCHLIST-451")
 @pytest.mark.requires("virtual_reader")
-def test_watchlist_denial_leaves_no_usable_credential(api, factories, host, now, profile) -> None:
+def test_watchlist_denial_leaves_no_usable_credential(visits, api, factories) -> None:
     refused_identity, later_identity = factories.tag("id"), factories.tag("id")
-    watchlist(api, factories, True, identityNumber=refused_identity)
-    start = now() - timedelta(hours=1)
-    sent = factories.invite(host, activation=iso(start), expiry=iso(start + timedelta(hours=8)))
-    assert api.post(INVITES, json={**sent, "identityNumber": refused_identity}).status_code == 451
-    made = invite(api, factories, host, now, type="PIN")
-    assert of_visitor(valid_credentials(api, profile), made["visitorId"])
-    watchlist(api, factories, True, identityNumber=later_identity)
-    changed = {"identityNumber": later_identity}
-    assert api.put(f"{INVITES}/{made['registrationId']}", json=changed).status_code == 451
-    listed = valid_credentials(api, profile)
-    assert not of_visitor(listed, made["visitorId"])
-    assert not [e for e in listed if sent["lastName"] in (e.get("holderName") or "")]
+    visits.watchlist(True, identityNumber=refused_identity)
+    sent = visits.body(type="PIN", identityNumber=refused_identity)
+    assert api.post(INVITES, json=sent).status_code == 451
+    assert not [e for e in visits.valid() if sent["lastName"] in (e.get("holderName") or "")]
+    made = visits.create(type="PIN")
+    assert visits.valid(made["visitorId"])
+    visits.watchlist(True, identityNumber=later_identity)
+    assert visits.put(made["registrationId"], identityNumber=later_identity).status_code == 451
+    assert not visits.valid(made["visitorId"])
 
 
 @pytest.mark.rule(
     "VISIT-WATCHLIST-CONSULTED", "WL-CONSULTED-ON-ARRIVAL", "WL-DISABLED-NOT-CONSULTED"
 )
 @pytest.mark.requires("control")
-def test_watchlists_consulted_again_at_check_in(api, control, factories, host, now) -> None:
-    """Observable on the reference server only: a match at check-in is no quiet admission."""
-    listed, unlisted = (
-        invite(api, factories, host, now, identityNumber=factories.tag("id")) for _ in "ab"
-    )
-    watchlist(api, factories, False, identityNumber=unlisted["identityNumber"])
-    watchlist(api, factories, True, identityNumber=listed["identityNumber"])
-    assert move(api, unlisted["registrationId"], "VISITOR_CHECK_IN").status_code == 200
-    # The reference server answers 451 here, a status the spec does not list for this
-    # operation (the documents leave the check-in answer to a match open), hence checks=False.
-    answer = move(api, listed["registrationId"], "VISITOR_CHECK_IN", checks=False)
+def test_watchlists_consulted_again_at_check_in(visits, factories) -> None:
+    """Reference server only: a visitor listed after registration is not quietly checked in."""
+    listed, unlisted = (visits.create(identityNumber=factories.tag("id")) for _ in "ab")
+    visits.watchlist(False, identityNumber=unlisted["identityNumber"])
+    visits.watchlist(True, identityNumber=listed["identityNumber"])
+    assert visits.move(unlisted["registrationId"], "VISITOR_CHECK_IN").status_code == 200
+    # The reference server refuses with 451, which the spec does not list for this operation
+    # (the documents leave the answer at check-in open: an operator alert); hence checks=False.
+    answer = visits.move(listed["registrationId"], "VISITOR_CHECK_IN", checks=False)
     assert answer.status_code != 200
-    assert status_of(api, listed["registrationId"]) != "VISITOR_CHECK_IN"
+    assert visits.status(listed["registrationId"]) != "VISITOR_CHECK_IN"
 
 
 # -- the host's views ---------------------------------------------------------------------
 @pytest.mark.rule(
-    "VISIT-CHECK-IN",
-    "VISIT-CANCELLED",
-    "VISIT-NO-SHOW",
-    "USER-INVITES-WINDOW",
+    "VISIT-CHECK-IN", "VISIT-CANCELLED", "VISIT-NO-SHOW", "VISIT-UPDATED", "USER-INVITES-WINDOW",
     "USER-REGISTRATIONS-STATUS",
-)
-def test_host_views_reflect_the_lifecycle(api, factories, now) -> None:
-    host = new_host(api, factories)
-    day = 24.0
+)  # fmt: skip
+def test_host_views_reflect_the_lifecycle(visits, api) -> None:
+    host = visits.new_host()
     inside = {
-        "checked-in": invite(api, factories, host, now)["registrationId"],
-        "cancelled": invite(api, factories, host, now, start_h=300 * day)["registrationId"],
-        "no-show": invite(api, factories, host, now, start_h=-50 * day)["registrationId"],
-        "updated": invite(api, factories, host, now, start_h=day)["registrationId"],
+        "VISITOR_CHECK_IN": visits.new(host=host),
+        "VISIT_CANCELLED": visits.new(host=host, start_h=300 * DAY),
+        "VISIT_NO_SHOW": visits.new(host=host, start_h=-50 * DAY),
+        "VISIT_UPDATED": visits.new(host=host, start_h=DAY),
+        "VISIT_CREATED": visits.new(host=host, start_h=2 * DAY),
     }
-    outside = {
-        invite(api, factories, host, now, start_h=-71 * day, hours=day)["registrationId"],
-        invite(api, factories, host, now, start_h=400 * day)["registrationId"],
-    }
-    assert move(api, inside["checked-in"], "VISITOR_CHECK_IN").status_code == 200
-    assert api.delete(f"{INVITES}/{inside['cancelled']}").status_code == 200
-    assert move(api, inside["no-show"], "VISIT_NO_SHOW").status_code == 200
-    update(api, inside["updated"], factories)
-    expected = {r: status_of(api, r) for r in [*inside.values(), *outside]}
-    assert [expected[inside[k]] for k in ("checked-in", "cancelled", "no-show", "updated")] == [
-        "VISITOR_CHECK_IN", "VISIT_CANCELLED", "VISIT_NO_SHOW", "VISIT_UPDATED",
-    ]  # fmt: skip
+    outside = [
+        visits.new(host=host, start_h=-71 * DAY, hours=DAY),  # ended more than 62 days ago
+        visits.new(host=host, start_h=400 * DAY),  # starts more than 365 days ahead
+        visits.new(),  # another host's
+    ]
+    assert visits.move(inside["VISITOR_CHECK_IN"], "VISITOR_CHECK_IN").status_code == 200
+    assert visits.move(inside["VISIT_CANCELLED"], "VISIT_CANCELLED").status_code == 200
+    assert visits.move(inside["VISIT_NO_SHOW"], "VISIT_NO_SHOW").status_code == 200
+    visits.update(inside["VISIT_UPDATED"])
+    assert {status: visits.status(r) for status, r in inside.items()} == {s: s for s in inside}
     hosted = api.get(f"/api/ws/v1/users/{host}/invites")
     assert hosted.status_code == 200
     assert {e["registrationId"]: e["status"] for e in hosted.json()} == {
-        r: expected[r] for r in inside.values()
+        r: status for status, r in inside.items()
     }
     pages = {}
     for status in ("ALL", None, "NOT_A_STATE", "FINALISED", "APPROVE", "WAITING"):
-        params = {"limit": 500} if status is None else {"limit": 500, "status": status}
-        page = api.get(f"/api/ws/v1/users/{host}/registrations", params=params).json()
+        query = {"limit": 500} if status is None else {"limit": 500, "status": status}
+        page = api.get(f"/api/ws/v1/users/{host}/registrations", params=query).json()
         pages[status] = {e["registrationId"]: e for e in page["entries"]}
-    assert {r: e["status"] for r, e in pages["ALL"].items()} == expected
+    everything = {r: visits.status(r) for r in [*inside.values(), *outside[:2]]}
+    assert {r: e["status"] for r, e in pages["ALL"].items()} == everything
     assert pages[None].keys() == pages["NOT_A_STATE"].keys() == pages["ALL"].keys()
     for state in ("FINALISED", "APPROVE", "WAITING"):
         wanted = {r for r, e in pages["ALL"].items() if e.get("registrationStatus") == state}

@@ -3,6 +3,7 @@ its own watchlist, deleting, the paged entries list and entryCount."""
 
 from __future__ import annotations
 
+import uuid as uuidlib
 from typing import Any
 
 import pytest
@@ -37,7 +38,7 @@ def _entry_body(factories: Any, **overrides: Any) -> dict[str, Any]:
     body = {
         "identityNumber": factories.tag("wid"),
         "lastName": factories.tag("ln"),
-        "vehicleLicensePlate": f"AM {factories.random.randrange(10**6):06d}",
+        "vehicleLicensePlate": f"AM {uuidlib.uuid4().hex[:8].upper()}",
         "reason": "listed by the conformance run",
     }
     return {**body, **overrides}

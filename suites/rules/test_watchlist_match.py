@@ -7,6 +7,7 @@ visitor's identity number is added, and the visitors lists are read.
 
 from __future__ import annotations
 
+import uuid as uuidlib
 from typing import Any
 
 import pytest
@@ -35,15 +36,16 @@ def _entry(api: Any, watchlist: str, body: dict[str, Any]) -> str:
 
 def _values(factories: Any) -> dict[str, str]:
     """Run-tagged values for all seven identifying fields: they can match nothing else."""
-    vehicle = factories.random.randrange(10**8)
+    # Not from the seeded factories: parallel workers share the seed, never a uuid4.
+    vehicle = uuidlib.uuid4().hex[:12].upper()
     return {
         "identityNumber": factories.tag("wid"),
         "passportNr": factories.tag("pp"),
         "firstName": factories.tag("fn"),
         "lastName": factories.tag("ln"),
         "mobileNumber": factories.tag("mob"),
-        "vehicleLicensePlate": f"AMWS{vehicle:08d}",
-        "vehicleVin": f"AMWSVIN{vehicle:08d}X",
+        "vehicleLicensePlate": f"AM{vehicle}",
+        "vehicleVin": f"AMWSVIN{vehicle}X",
     }
 
 

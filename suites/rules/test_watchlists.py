@@ -65,15 +65,13 @@ def _control(control: Any, tail: str) -> str:
 # -- fields ------------------------------------------------------------------------------
 @pytest.mark.rule("WL-FIELD-REQUIRED")
 def test_name_is_required(api, factories) -> None:
-    before = {w["uuid"] for w in api.get(WATCHLISTS).json()}
     assert api.post(WATCHLISTS, json={"enabled": True}).status_code == 422
     assert api.post(WATCHLISTS, json={}).status_code == 422
+    assert all(w.get("name") for w in api.get(WATCHLISTS).json())  # no nameless one stored
     uuid = _watchlist(api, factories)
     stored = _read(api, uuid)
     assert api.put(f"{WATCHLISTS}/{uuid}", json={"enabled": False}).status_code == 422
     assert _read(api, uuid) == stored
-    after = {w["uuid"] for w in api.get(WATCHLISTS).json()}
-    assert after - before == {uuid}
 
 
 @pytest.mark.rule("WL-FIELD-LENGTH")
@@ -191,6 +189,28 @@ def test_delete_removes_the_watchlist_and_its_entries(api, factories) -> None:
         response = api.post(f"{WATCHLISTS}/match", json={"identityNumber": entry["identityNumber"]})
         assert response.status_code == 200
         assert response.json() == {"matched": False, "matches": []}
+
+
+@pytest.mark.rule("WL-DELETE-HARDWARE-FIRST")
+@pytest.mark.requires("control")
+def test_delete_withdraws_hardware_flags_before_removing(api, factories, control) -> None:
+    uuid = _watchlist(api, factories)
+    entries = {_entry(api, uuid, _listed_entry(factories)) for _ in range(2)}
+
+    def hardware() -> dict[str, Any]:
+        response = control.get("/_reference/hardware/watchlist-flags")
+        assert response.status_code == 200
+        return response.json()
+
+    raised = {f["entryUuid"] for f in hardware()["flags"] if f["watchlistUuid"] == uuid}
+    assert raised == entries
+    assert api.delete(f"{WATCHLISTS}/{uuid}").status_code == 200
+    after = hardware()
+    assert not [f for f in after["flags"] if f["watchlistUuid"] == uuid]
+    log = [e["action"] for e in after["log"] if e["watchlistUuid"] == uuid]
+    withdrawn = [i for i, action in enumerate(log) if action == "flag_withdrawn"]
+    assert len(withdrawn) == len(entries)
+    assert max(withdrawn) < log.index("watchlist_removed")
 
 
 # -- audit -------------------------------------------------------------------------------

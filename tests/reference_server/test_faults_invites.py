@@ -90,7 +90,8 @@ def test_fault_location_name_tolerated(faulty, unique) -> None:
 def test_fault_update_closed_accepted(faulty, unique) -> None:
     with started(faulty, "update-closed-accepted", unique) as (api, control, host):
         registration = create(api, host, control)
-        assert api.delete(f"{INVITES}/{registration}").status_code == 200
+        cancel = {"status": "VISIT_CANCELLED"}
+        assert api.put(f"{INVITES}/{registration}/status", json=cancel).status_code == 200
         response = api.put(f"{INVITES}/{registration}", json={"lastName": "Late"})
         assert response.status_code == 200
 

@@ -86,7 +86,6 @@ def test_visits_pre_arrival_moves_and_terminal_states(api, control, host, target
     assert status_of(api, registration) == target
     for move in EVERY_MOVE:
         assert change(api, registration, move).status_code == 409, move
-    assert api.delete(f"{INVITES}/{registration}").status_code == 409
     assert status_of(api, registration) == target
 
 
@@ -98,15 +97,20 @@ def test_visits_unsupported_target_status_is_422(api, control, host) -> None:
     assert status_of(api, registration) == "VISIT_CREATED"
 
 
-def test_visits_cancel_keeps_the_record(api, control, host) -> None:
+def test_visits_delete_withdraws_the_invitation(api, control, host) -> None:
     registration = create(api, host, control)
     response = api.delete(f"{INVITES}/{registration}")
     assert response.status_code == 200
     assert response.json() == {"code": 200, "message": "success", "uuid": registration}
-    record = api.get(f"{INVITES}/{registration}")
-    assert record.status_code == 200 and record.json()["status"] == "VISIT_CANCELLED"
-    assert api.delete(f"{INVITES}/{registration}").status_code == 409
-    assert status_of(api, registration) == "VISIT_CANCELLED"
+    assert api.get(f"{INVITES}/{registration}").status_code == 404
+    assert api.delete(f"{INVITES}/{registration}").status_code == 404
+
+
+def test_visits_delete_of_an_ended_visit_removes_it(api, control, host) -> None:
+    registration = create(api, host, control)
+    assert change(api, registration, "VISIT_NO_SHOW").status_code == 200
+    assert api.delete(f"{INVITES}/{registration}").status_code == 200
+    assert api.get(f"{INVITES}/{registration}").status_code == 404
 
 
 def test_visits_check_in_consults_enabled_watchlists(api, control, host, unique) -> None:

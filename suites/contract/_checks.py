@@ -1,0 +1,76 @@
+"""Business rules that hold for every response, registered as schemathesis checks.
+
+Each check wraps the harness function of the same rule (harness/_checks.py), so the contract
+suite and the client's global checks judge responses the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import schemathesis
+
+from harness import _checks
+
+
+def _httpx(response: Any) -> httpx.Response:
+    headers = [(name, value) for name, values in response.headers.items() for value in values]
+    return httpx.Response(response.status_code, headers=headers, content=response.content)
+
+
+def _raise(violations: list[_checks.Violation]) -> None:
+    if violations:
+        raise AssertionError("; ".join(str(v) for v in violations))
+
+
+def _operation(case: Any) -> Any:
+    import spec
+
+    return spec.operation(case.operation.definition.raw["operationId"])
+
+
+def _body(case: Any) -> Any:
+    return case.body if isinstance(case.body, dict) else None
+
+
+@schemathesis.check
+def error_body_shape(ctx: Any, response: Any, case: Any) -> None:
+    """ERR-BODY-SHAPE."""
+    _raise(_checks.error_body_shape(_operation(case), _httpx(response)))
+
+
+@schemathesis.check
+def rejected_values_not_echoed(ctx: Any, response: Any, case: Any) -> None:
+    """ERR-NO-ECHO."""
+    _raise(_checks.no_echo(_body(case), _httpx(response)))
+
+
+@schemathesis.check
+def timestamps_in_utc(ctx: Any, response: Any, case: Any) -> None:
+    """CONV-TIMESTAMP-UTC-MILLIS."""
+    _raise(_checks.utc_timestamps(_httpx(response)))
+
+
+@schemathesis.check
+def writes_acknowledge(ctx: Any, response: Any, case: Any) -> None:
+    """CONV-WRITE-ACKNOWLEDGEMENT."""
+    _raise(_checks.acknowledgement(_operation(case), _httpx(response)))
+
+
+@schemathesis.check
+def paging_envelope_adds_up(ctx: Any, response: Any, case: Any) -> None:
+    """PAGE-START-INDEX-ECHO, PAGE-COUNT-RETURNED, PAGE-TOTAL-COUNT."""
+    _raise(_checks.paging(_operation(case), dict(case.query or {}), _body(case), _httpx(response)))
+
+
+RULES = (
+    "CONV-RESPONSE-CONFORMS",
+    "ERR-BODY-SHAPE",
+    "ERR-NO-ECHO",
+    "CONV-TIMESTAMP-UTC-MILLIS",
+    "CONV-WRITE-ACKNOWLEDGEMENT",
+    "PAGE-START-INDEX-ECHO",
+    "PAGE-COUNT-RETURNED",
+    "PAGE-TOTAL-COUNT",
+)

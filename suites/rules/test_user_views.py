@@ -1,0 +1,289 @@
+"""What a user hosts (USER-INVITES-, USER-REGISTRATIONS- rules) and what deleting a user takes
+with it (USER-DELETE- cascade rules): hosted invitations cancelled, credentials unlinked, the
+QR code and every way of acting for the user gone.
+
+Each test creates its own host and invitations. Windows are placed relative to the TARGET's
+clock (the control plane's when there is one, else real time with margins of days); the exact
+62-day and 365-day edges need the control plane.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+import spec
+
+USERS = "/api/ws/v1/users"
+INVITES = "/api/ws/v1/invites"
+CREDENTIALS = "/api/ws/v1/credentials"
+ENTRY_FIELDS = {
+    "registrationId", "visitorId", "firstName", "lastName", "activation", "expiry",
+    "accessCode", "qrCodeUrl", "inviteLink", "inviteTextMessage",
+}  # fmt: skip
+REGISTRATION_STATES = ("FINALISED", "APPROVE", "WAITING")
+BACK, AHEAD = timedelta(days=62), timedelta(days=365)
+
+
+# -- helpers -----------------------------------------------------------------------------
+def _created(response: Any, key: str = "uuid") -> str:
+    assert response.status_code == 201, (response.status_code, response.text)
+    return response.json()[key]
+
+
+def _host(api: Any, factories: Any) -> str:
+    return _created(api.post(USERS, json=factories.user()))
+
+
+def _now(amws_run: Any) -> datetime:
+    return datetime.fromtimestamp(amws_run.target_clock(), UTC)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def _invite(
+    api: Any, factories: Any, host: str, starts: datetime, ends: datetime, **extra: Any
+) -> str:
+    body = factories.invite(host, activation=_iso(starts), expiry=_iso(ends), **extra)
+    return _created(api.post(INVITES, json=body), "registrationId")
+
+
+def _listed(api: Any, host: str) -> dict[str, dict[str, Any]]:
+    response = api.get(f"{USERS}/{host}/invites")
+    assert response.status_code == 200, response.text
+    return {entry["registrationId"]: entry for entry in response.json()}
+
+
+def _registrations(api: Any, host: str, **params: Any) -> dict[str, Any]:
+    response = api.get(f"{USERS}/{host}/registrations", params=params)
+    assert response.status_code == 200, (params, response.status_code, response.text)
+    return response.json()
+
+
+def _ids(page: dict[str, Any]) -> list[str]:
+    return [entry["registrationId"] for entry in page["entries"]]
+
+
+def _param_range(operation_id: str, name: str) -> tuple[int, int]:
+    params = [spec.resolve(p) for p in spec.operation(operation_id).raw["parameters"]]
+    schema = next(p for p in params if p["name"] == name)["schema"]
+    return int(schema["minimum"]), int(schema["maximum"])
+
+
+# -- the invites window ------------------------------------------------------------------
+@pytest.mark.rule("USER-INVITES-WINDOW")
+def test_invites_cover_62_days_back_to_365_ahead(api, factories, amws_run) -> None:
+    host, other = _host(api, factories), _host(api, factories)
+    now, day = _now(amws_run), timedelta(days=1)
+    inside = {
+        _invite(api, factories, host, now - 40 * day, now - 39 * day),
+        _invite(api, factories, host, now - timedelta(hours=1), now + day),
+        _invite(api, factories, host, now + 300 * day, now + 301 * day),
+    }
+    outside = {
+        _invite(api, factories, host, now - 80 * day, now - 70 * day),
+        _invite(api, factories, host, now + 400 * day, now + 401 * day),
+        _invite(api, factories, other, now - timedelta(hours=1), now + day),
+    }
+    listed = set(_listed(api, host))
+    assert inside <= listed, f"invitations inside the window are missing: {inside - listed}"
+    assert not outside & listed, f"invitations outside the window are listed: {outside & listed}"
+
+
+@pytest.mark.rule("USER-INVITES-WINDOW")
+@pytest.mark.requires("control")
+def test_invites_window_edges(api, factories, amws_run) -> None:
+    host = _host(api, factories)
+    now, margin, hour = _now(amws_run), timedelta(hours=3), timedelta(hours=1)
+    # Wholly inside, an hour from each edge; wholly outside, an hour beyond it.
+    inside = {
+        _invite(api, factories, host, now - BACK + hour, now - BACK + margin),
+        _invite(api, factories, host, now + AHEAD - margin, now + AHEAD - hour),
+    }
+    outside = {
+        _invite(api, factories, host, now - BACK - margin, now - BACK - hour),
+        _invite(api, factories, host, now + AHEAD + hour, now + AHEAD + margin),
+    }
+    listed = set(_listed(api, host))
+    assert inside <= listed, "an invitation just inside an edge of the window is missing"
+    assert not outside & listed, "an invitation just outside an edge of the window is listed"
+
+
+def _two_kinds(api: Any, factories: Any, amws_run: Any, host: str) -> dict[str, str]:
+    """A PIN and a QR code invitation of ``host``, open now: type -> registrationId."""
+    now = _now(amws_run)
+    return {
+        kind: _invite(api, factories, host, now - timedelta(minutes=5), now + timedelta(days=2),
+                      type=kind)
+        for kind in ("PIN", "QR_CODE")
+    }  # fmt: skip
+
+
+@pytest.mark.rule("USER-INVITES-ENTRY-FIELDS")
+def test_invite_entries_carry_the_documented_fields(api, factories, amws_run) -> None:
+    host = _host(api, factories)
+    made = _two_kinds(api, factories, amws_run, host)
+    listed = _listed(api, host)
+    assert set(made.values()) == set(listed)
+    for kind, registration in made.items():
+        entry = listed[registration]
+        assert set(entry) >= ENTRY_FIELDS, f"missing {sorted(ENTRY_FIELDS - set(entry))}"
+        invite = api.get(f"{INVITES}/{registration}").json()
+        for field in ENTRY_FIELDS:
+            assert entry[field] == invite[field], (kind, field, entry[field], invite[field])
+        assert entry["accessCode"], f"the {kind} entry has no access code"
+        if kind == "PIN":
+            assert entry["accessCode"].isdigit(), "a PIN invitation's access code is not the PIN"
+        else:
+            assert not entry["accessCode"].isdigit() or len(entry["accessCode"]) > 6
+
+
+@pytest.mark.rule("USER-INVITES-TYPE-FIELD")
+def test_invite_entry_type_names_the_credential(api, factories, amws_run) -> None:
+    host = _host(api, factories)
+    made = _two_kinds(api, factories, amws_run, host)
+    listed = _listed(api, host)
+    for kind, registration in made.items():
+        assert listed[registration].get("type") == kind, listed[registration]
+
+
+# -- registrations -----------------------------------------------------------------------
+@pytest.mark.rule("USER-REGISTRATIONS-PAGING")
+def test_registrations_are_paged(api, factories, amws_run) -> None:
+    low, high = _param_range("listUserRegistrations", "limit")
+    host, now = _host(api, factories), _now(amws_run)
+    made = {
+        _invite(api, factories, host, now + timedelta(days=i), now + timedelta(days=i + 1))
+        for i in range(3)
+    }
+    page = _registrations(api, host)
+    assert set(page) >= {"entries", "startIndex", "countReturned", "totalCount"}
+    assert (page["startIndex"], page["countReturned"], page["totalCount"]) == (0, 3, 3)
+    assert set(_ids(page)) == made
+    first = _registrations(api, host, limit=low)
+    assert (first["countReturned"], first["totalCount"]) == (low, 3) and low < 3
+    rest = _registrations(api, host, start=1, limit=high)
+    assert (rest["startIndex"], rest["countReturned"], rest["totalCount"]) == (1, 2, 3)
+    assert _ids(rest) == _ids(page)[1:]
+    for bad in ({"start": -1}, {"limit": low - 1}, {"limit": high + 1}):
+        response = api.get(f"{USERS}/{host}/registrations", params=bad)
+        assert response.status_code == 400, (bad, response.status_code)
+
+
+@pytest.mark.rule("USER-REGISTRATIONS-STATUS")
+def test_registration_status_filter_and_fallback(api, factories, amws_run) -> None:
+    host, now = _host(api, factories), _now(amws_run)
+    made = {
+        _invite(api, factories, host, now - timedelta(hours=1), now + timedelta(days=i + 1))
+        for i in range(2)
+    }
+    everything = _registrations(api, host)
+    assert set(_ids(everything)) == made, "ALL (the default) does not list every registration"
+    assert _registrations(api, host, status="ALL") == everything
+    for unknown in ("BOGUS", "EVERYTHING", "42"):
+        assert _registrations(api, host, status=unknown) == everything, unknown
+    state = {e["registrationId"]: e.get("registrationStatus") for e in everything["entries"]}
+    for status in REGISTRATION_STATES:
+        filtered = _registrations(api, host, status=status)
+        expected = {r for r, s in state.items() if s == status}
+        assert set(_ids(filtered)) == expected, (status, _ids(filtered), state)
+
+
+@pytest.mark.rule("USER-REGISTRATIONS-ENTRY")
+def test_registration_entries_carry_their_state(api, factories, amws_run) -> None:
+    host = _host(api, factories)
+    made = _two_kinds(api, factories, amws_run, host)
+    entries = _registrations(api, host)["entries"]
+    assert {e["registrationId"] for e in entries} == set(made.values())
+    for entry in entries:
+        assert set(entry) >= ENTRY_FIELDS, f"missing {sorted(ENTRY_FIELDS - set(entry))}"
+        assert entry.get("registrationStatus") in REGISTRATION_STATES, entry
+
+
+# -- the delete cascade ------------------------------------------------------------------
+def _credential(api: Any, factories: Any, amws_run: Any, user: str, **extra: Any) -> str:
+    now = _now(amws_run)
+    body = factories.credential(
+        userUuid=user,
+        activeDate=_iso(now - timedelta(hours=1)),
+        expiryDate=_iso(now + timedelta(days=30)),
+        **extra,
+    )
+    return _created(api.post(CREDENTIALS, json=body))
+
+
+@pytest.mark.rule("USER-DELETE-CANCELS-INVITES")
+def test_delete_cancels_hosted_invitations(api, factories, amws_run) -> None:
+    host, other, now = _host(api, factories), _host(api, factories), _now(amws_run)
+    hosted = [
+        _invite(api, factories, host, now - timedelta(hours=1), now + timedelta(days=1)),
+        _invite(api, factories, host, now + timedelta(days=5), now + timedelta(days=6)),
+    ]
+    kept = _invite(api, factories, other, now - timedelta(hours=1), now + timedelta(days=1))
+    assert api.delete(f"{USERS}/{host}").status_code == 200
+    for registration in hosted:
+        response = api.get(f"{INVITES}/{registration}")
+        assert response.status_code == 200, "the cancelled invitation cannot be read"
+        assert response.json()["status"] == "VISIT_CANCELLED", response.json()["status"]
+    assert api.get(f"{INVITES}/{kept}").json()["status"] != "VISIT_CANCELLED"
+
+
+@pytest.mark.rule("USER-DELETE-UNLINKS-CREDENTIALS")
+def test_delete_unlinks_the_users_credentials(api, factories, amws_run) -> None:
+    user = _host(api, factories)
+    held = [_credential(api, factories, amws_run, user) for _ in range(2)]
+    assert api.delete(f"{USERS}/{user}").status_code == 200
+    for credential in held:
+        response = api.get(f"{CREDENTIALS}/{credential}")
+        assert response.status_code == 200, "the credential did not survive its holder"
+        assert response.json()["holderUuid"] is None
+
+
+@pytest.mark.rule("USER-DELETE-QR-CODE")
+def test_delete_leaves_no_qr_code_of_the_user(api, factories, amws_run, profile) -> None:
+    """The user's QR code is observable as a QR_CODE credential issued in its name: after the
+    delete, nothing on the API, a reader or (with a control plane) a controller is in its name."""
+    user = _host(api, factories)
+    reader = profile.section("virtual_reader") or {}
+    lists = [reader["access_control_list"]] if reader.get("access_control_list") else []
+    qr = _credential(
+        api, factories, amws_run, user, readerType="QR_CODE", accessControlListUuids=lists
+    )
+    assert api.delete(f"{USERS}/{user}").status_code == 200
+    assert api.get(f"{CREDENTIALS}/{qr}").json()["holderUuid"] is None
+    assert api.get(f"{CREDENTIALS}/by-user/{user}").status_code == 404
+    if reader.get("uuid"):
+        body = {"uuid": reader["uuid"], "key": reader["key"]}
+        listed = api.post("/api/ws/v1/virtual/qr-code-reader/list", json=body)
+        assert listed.status_code == 200, listed.text
+        assert user not in {e.get("holderUuid") for e in listed.json()}
+    control = amws_run.control()
+    if control is not None:
+        with control:
+            inside = control.base_url.path.rstrip("/").endswith("/_reference")
+            held = control.get(("" if inside else "/_reference") + "/hardware/credentials")
+            for controller in held.json():
+                holders = {c.get("holderUuid") for c in controller["credentials"]}
+                assert user not in holders, "a controller still holds a code in the user's name"
+
+
+@pytest.mark.rule("USER-DELETE-SESSIONS")
+def test_nothing_is_honoured_for_a_deleted_user(api, factories, amws_run) -> None:
+    """Sessions and tokens of a user are not reachable through this interface; what is: no
+    request made for the deleted user is honoured any more, from the very next one on."""
+    user = _host(api, factories)
+    _credential(api, factories, amws_run, user)
+    assert api.get(f"{USERS}/{user}/invites").status_code == 200
+    assert api.delete(f"{USERS}/{user}").status_code == 200
+    assert api.put(f"{USERS}/{user}/disable").status_code == 404
+    assert api.put(f"{USERS}/{user}", json=factories.user()).status_code == 404
+    for path in ("", "/invites", "/registrations"):
+        assert api.get(f"{USERS}/{user}{path}").status_code == 404, path
+    assert api.get(f"{CREDENTIALS}/by-user/{user}").status_code == 404
+    invite = factories.invite(user)
+    refused = api.post(INVITES, json=invite)
+    assert refused.status_code == 422 and "hostUser" in refused.json()["reason"]
