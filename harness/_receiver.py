@@ -59,12 +59,20 @@ class Receiver:
         where: Callable[[Delivery], bool] = lambda _: True,
         timeout: float = 10.0,
     ) -> Delivery:
-        """The first delivery of ``status`` that ``where`` accepts, within ``timeout`` seconds."""
+        """The first delivery of ``status`` that ``where`` accepts, within ``timeout`` seconds.
+
+        A delivery the receiver refused meanwhile (bad signature, stale timestamp …) ends the
+        wait at once: the target sent it, and it is not one the documents allow.
+        """
         deadline = time.monotonic() + timeout
+        refused_before = len(self.rejections())
         while True:
             for delivery in self.deliveries(status):
                 if where(delivery):
                     return delivery
+            refused = self.rejections()[refused_before:]
+            if refused:
+                raise AssertionError(f"the receiver refused a delivery: {refused[0]['reason']}")
             if time.monotonic() > deadline:
                 seen = [(d["status"], d["path"]) for d in self.deliveries()][-10:]
                 raise AssertionError(f"no {status} delivery within {timeout}s; last seen: {seen}")

@@ -31,6 +31,13 @@ def _version() -> str:
         return "unknown"
 
 
+def rate_units(run: Run) -> dict[str, Any]:
+    """Units the client charged per paced key (the spec's x-rate-cost; 400 for each request of
+    a key that fails authentication), and the failed-auth units of the bad-header clients."""
+    spent = run.units_spent()
+    return {"keys": spent, "failed_auth": spent.pop("unauthenticated", 0)}
+
+
 class Collector:
     """A pytest plugin object that remembers every test's rules and outcome."""
 
@@ -48,6 +55,9 @@ class Collector:
         entry = self.tests.setdefault(
             report.nodeid, {"rules": [], "outcome": "not-run", "reason": None}
         )
+        if not entry["rules"]:
+            # Under pytest-xdist the controller never collects: the rules ride on the report.
+            entry["rules"] = next((v for k, v in report.user_properties if k == "rules"), [])
         if report.skipped and report.when in ("setup", "call"):
             reason = (
                 report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
@@ -139,6 +149,7 @@ class Collector:
                 op.operation_id: coverage.get(op.operation_id, 0) for op in spec.operations()
             },
             "cleanup_problems": run.cleanup_problems,
+            "rate_units": rate_units(run),
             "exit_status": int(session.exitstatus),
         }
 

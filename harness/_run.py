@@ -39,6 +39,7 @@ class Run:
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
     allow_physical: bool = False
     seed: int = 0
+    skip_preflight: bool = False
     reference_faults: tuple[str, ...] = ()
     profile: Profile | None = None
     session: Session | None = None
@@ -47,6 +48,7 @@ class Run:
     _clients: dict[str, TargetClient] = field(default_factory=dict)
     _pacers: dict[str, Pacer] = field(default_factory=dict)
     started: bool = False
+    _clock_client: Any = None
 
     def load_profile(self) -> Profile | None:
         """Validate an explicit profile early (a bad one stops the run before any test)."""
@@ -122,11 +124,11 @@ class Run:
         The receiver judges signature timestamps by it, so a test that moves the reference
         server's clock does not make its deliveries look stale.
         """
-        control = self.control()
-        if control is None:
+        if self._clock_client is None:
+            self._clock_client = self.control() or False
+        if self._clock_client is False:
             return time.time()
-        with control:
-            now = control.get("/_reference/clock").json()["now"]
+        now = self._clock_client.get("/_reference/clock").json()["now"]
         return datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp()
 
     def units_spent(self) -> dict[str, int]:
@@ -158,6 +160,9 @@ class Run:
             for client in self._clients.values():
                 client.close()
             self._clients.clear()
+            if self._clock_client:
+                self._clock_client.close()
+            self._clock_client = None
             if self._embedded is not None:
                 self._embedded.stop()
                 self._embedded = None

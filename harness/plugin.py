@@ -50,6 +50,8 @@ def example_budget(default: int) -> int:
 
 def run_seed() -> int:
     return _ACTIVE[-1].stash[RUN_KEY].seed if _ACTIVE else 0
+
+
 NOT_ALLOWED = "not allowed"
 
 
@@ -93,12 +95,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only the tests tagged with one of these comma-separated rule ids",
     )
     group.addoption(
+        "--no-preflight",
+        action="store_true",
+        default=False,
+        help="skip the key preflight (the self-check wants every test to meet the fault)",
+    )
+    group.addoption(
         "--reference-fault",
         action="append",
         default=[],
         metavar="NAME",
         help="start the embedded reference server with this fault (self-check)",
     )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    # Under pytest-xdist, tests sharing a rate-limited key must run on one worker: group
+    # them (see pytest_collection_modifyitems) and distribute by group.
+    option = config.option
+    if getattr(option, "numprocesses", None) and getattr(option, "dist", "no") in ("no", "load"):
+        option.dist = "loadgroup"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -108,6 +125,7 @@ def pytest_configure(config: pytest.Config) -> None:
         target=config.getoption("--target"),
         allow_physical=config.getoption("--allow-physical"),
         reference_faults=tuple(config.getoption("--reference-fault")),
+        skip_preflight=config.getoption("--no-preflight"),
     )
     if config.getoption("--run-id"):
         run.run_id = config.getoption("--run-id")
@@ -142,6 +160,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             unknown = [r for r in marker.args if r not in known]
             if unknown:
                 raise pytest.UsageError(f"{item.nodeid} names unknown rule(s) {', '.join(unknown)}")
+    for item in items:
+        if item.get_closest_marker("rate_limit") and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group("rate_limit"))
     wanted = config.getoption("--rules")
     if wanted:
         chosen = set(wanted.split(","))
@@ -219,7 +240,8 @@ def _started(run: Run) -> Profile:
         return run.profile
     try:
         profile = run.start()
-        preflight(profile, run.run_id)
+        if not run.skip_preflight:
+            preflight(profile, run.run_id)
     except ProfileError as error:
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except PreflightError as error:
@@ -253,11 +275,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         run.stop()
     finally:
         collector = session.config.stash[COLLECTOR_KEY]
+        worker = hasattr(session.config, "workerinput")
         if run.cleanup_problems:
             session.config.get_terminal_writer().line(
                 "cleanup left records behind: " + "; ".join(run.cleanup_problems), red=True
             )
-        collector.write(run, session)
+        if not worker:  # under xdist the controller writes the report for all workers
+            collector.write(run, session)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -35,6 +35,26 @@ def _strip_millis(node: Any) -> Any:
     return node
 
 
+def swap_status(server: Server, op: spec.Operation | None, response: Response) -> Response:
+    """The response seam of declarative status faults (``_swap`` in the catalogue)."""
+    if op is None:
+        return response
+    status = server.faults.swapped_status(op.operation_id, response.status_code)
+    if status == response.status_code:
+        return response
+    body = json.loads(bytes(response.body)) if response.media_type == "application/json" else None
+    if isinstance(body, dict) and str(body.get("code")) == str(response.status_code):
+        body["code"] = status if isinstance(body["code"], int) else str(status)
+    headers = {
+        k: v
+        for k, v in response.headers.items()
+        if k.lower() not in ("content-length", "content-type")
+    }
+    if body is None:
+        return Response(bytes(response.body), status, headers, media_type=response.media_type)
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
 def apply_faults(server: Server, op: spec.Operation, response: Response) -> Response:
     faults = server.faults
     if response.media_type != "application/json":

@@ -133,11 +133,13 @@ def _apply_faults(
     op: spec.Operation, body: Any, schema: Any, errors: dict[str, str], faults: Faults
 ) -> dict[str, str]:
     """The validation seam of the fault catalogue."""
-    if faults.on("department-name-unchecked") and op.operation_id in (
-        "createDepartment",
-        "updateDepartment",
-    ):
-        errors = {k: v for k, v in errors.items() if not (k == "name" and "length" in v)}
+    for field in faults.unchecked_fields(op.operation_id):
+        # The field's limits go unenforced; a missing required field is still refused.
+        errors = {
+            k: v
+            for k, v in errors.items()
+            if v == "is required" or (k != field and not k.startswith(f"{field}["))
+        }
     if faults.on("unknown-field-rejected") and isinstance(body, dict):
         for name in sorted(set(body) - _known_fields(schema)):
             errors[name] = "is not a known field"

@@ -61,6 +61,9 @@ class ReferenceApp:
             response = await self._handle(request)
         except ApiError as error:
             response = _shaping.error_response(error, request)
+        response = _shaping.swap_status(
+            self.server, getattr(request.state, "operation", None), response
+        )
         await response(scope, receive, send)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:

@@ -17,6 +17,10 @@ class Fault:
     name: str
     rule: str
     does: str
+    # Declarative faults, applied by the seams without a line of domain code:
+    operations: tuple[str, ...] = ()  # the operations they touch
+    unchecked: str | None = None  # validation seam: this body field's rules are not enforced
+    swap: tuple[int, int] | None = None  # response seam: answer the second status for the first
 
 
 CATALOGUE: dict[str, Fault] = {}
@@ -24,6 +28,16 @@ CATALOGUE: dict[str, Fault] = {}
 
 def _fault(name: str, rule: str, does: str) -> None:
     CATALOGUE[name] = Fault(name, rule, does)
+
+
+def _unchecked(name: str, rule: str, field: str, *operations: str) -> None:
+    does = f"{field} is not validated on {', '.join(operations)}"
+    CATALOGUE[name] = Fault(name, rule, does, operations=operations, unchecked=field)
+
+
+def _swap(name: str, rule: str, statuses: tuple[int, int], *operations: str) -> None:
+    does = f"{', '.join(operations)} answer {statuses[1]} where {statuses[0]} is due"
+    CATALOGUE[name] = Fault(name, rule, does, operations=operations, swap=statuses)
 
 
 # Conventions and errors
@@ -63,8 +77,8 @@ _fault(
     "reads-free", "RATE-COST-LIST-READ-DELETE-STATUS-30", "reads, lists and deletes charge nothing"
 )
 # Reference data and access control
-_fault(
-    "department-name-unchecked", "DEPT-FIELD-LENGTH", "department names skip their length limits"
+_unchecked(
+    "department-name-unchecked", "DEPT-FIELD-LENGTH", "name", "createDepartment", "updateDepartment"
 )
 _fault("duplicate-names-allowed", "DEPT-NAME-UNIQUE", "name-only resources accept duplicate names")
 _fault("department-delete-keeps-links", "DEPT-DELETE-UNLINKS", "people keep a deleted department")
@@ -309,6 +323,217 @@ _fault(
 )
 # -- end virtual reader and webhooks
 
+# Declarative faults: a field whose limits go unenforced (validation seam) ...
+_unchecked(
+    "organisation-name-unchecked",
+    "ORG-FIELD-LENGTH",
+    "name",
+    "createOrganisation",
+    "updateOrganisation",
+)
+_unchecked(
+    "cost-center-name-unchecked",
+    "COSTC-FIELD-LENGTH",
+    "name",
+    "createCostCenter",
+    "updateCostCenter",
+)
+_unchecked(
+    "visit-reason-name-unchecked",
+    "VREASON-FIELD-LENGTH",
+    "name",
+    "createVisitReason",
+    "updateVisitReason",
+)
+_unchecked("group-name-unchecked", "GRP-FIELD-LENGTH", "name", "createGroup", "updateGroup")
+_unchecked("role-name-unchecked", "ROLE-FIELD-LENGTH", "name", "createRole", "updateRole")
+_unchecked(
+    "location-name-unchecked", "LOC-FIELD-LENGTH", "name", "createLocation", "updateLocation"
+)
+_unchecked("location-type-unchecked", "LOC-FIELD-ENUM", "type", "createLocation", "updateLocation")
+_unchecked(
+    "location-phone-unchecked",
+    "LOC-FIELD-PHONE",
+    "keyContactNumber",
+    "createLocation",
+    "updateLocation",
+)
+_unchecked("latitude-unchecked", "LOC-FIELD-RANGE", "latitude", "createLocation", "updateLocation")
+_unchecked(
+    "person-first-name-unchecked", "PERS-FIELD-LENGTH", "firstName", "createPerson", "updatePerson"
+)
+_unchecked("person-type-unchecked", "PERS-FIELD-ENUM", "personType", "createPerson", "updatePerson")
+_unchecked(
+    "person-birth-date-unchecked", "PERS-FIELD-DATE", "dateOfBirth", "createPerson", "updatePerson"
+)
+_unchecked("person-email-unchecked", "PERS-FIELD-EMAIL", "email", "createPerson", "updatePerson")
+_unchecked("person-mobile-unchecked", "PERS-FIELD-PHONE", "mobile", "createPerson", "updatePerson")
+_unchecked(
+    "user-first-name-unchecked", "USER-FIELD-LENGTH", "firstName", "createUser", "updateUser"
+)
+_unchecked("user-email-unchecked", "USER-FIELD-EMAIL", "email", "createUser", "updateUser")
+_unchecked("user-mobile-unchecked", "USER-FIELD-PHONE", "mobile", "createUser", "updateUser")
+_unchecked("reader-type-unchecked", "CRED-FIELD-ENUM", "readerType", "createCredential")
+_unchecked("pin-range-unchecked", "CRED-FIELD-RANGE", "pin", "createCredential")
+_unchecked(
+    "identifier-length-unchecked", "CRED-FIELD-LENGTH", "uniqueIdentifier", "createCredential"
+)
+_unchecked(
+    "watchlist-name-unchecked", "WL-FIELD-LENGTH", "name", "createWatchlist", "updateWatchlist"
+)
+_unchecked(
+    "entry-reason-unchecked",
+    "WL-ENTRY-FIELD-LENGTH",
+    "reason",
+    "createWatchlistEntry",
+    "updateWatchlistEntry",
+)
+_unchecked("match-identity-unchecked", "WL-MATCH-FIELD-LENGTH", "identityNumber", "matchWatchlists")
+_unchecked("invite-email-unchecked", "INV-FIELD-EMAIL", "email", "createInvite", "updateInvite")
+_unchecked(
+    "reader-code-unchecked", "READER-422-CODE-LENGTH", "code", "virtualRead", "virtualQrRead"
+)
+_unchecked(
+    "reader-key-unchecked",
+    "READER-422-KEY-LENGTH",
+    "key",
+    "virtualRead",
+    "virtualQrRead",
+    "virtualReaderList",
+    "virtualQrReaderList",
+)
+# ... and a documented outcome answered with another status (response seam).
+_NOT_FOUND = (404, 400)
+_swap(
+    "department-unknown-400",
+    "DEPT-NOT-FOUND",
+    _NOT_FOUND,
+    "getDepartment",
+    "updateDepartment",
+    "deleteDepartment",
+)
+_swap(
+    "organisation-unknown-400",
+    "ORG-NOT-FOUND",
+    _NOT_FOUND,
+    "getOrganisation",
+    "updateOrganisation",
+    "deleteOrganisation",
+)
+_swap(
+    "cost-center-unknown-400",
+    "COSTC-NOT-FOUND",
+    _NOT_FOUND,
+    "getCostCenter",
+    "updateCostCenter",
+    "deleteCostCenter",
+)
+_swap(
+    "visit-reason-unknown-400",
+    "VREASON-NOT-FOUND",
+    _NOT_FOUND,
+    "getVisitReason",
+    "updateVisitReason",
+    "deleteVisitReason",
+)
+_swap("group-unknown-400", "GRP-NOT-FOUND", _NOT_FOUND, "getGroup", "updateGroup", "deleteGroup")
+_swap(
+    "location-unknown-400",
+    "LOC-NOT-FOUND",
+    _NOT_FOUND,
+    "getLocation",
+    "updateLocation",
+    "deleteLocation",
+)
+_swap("role-unknown-400", "ROLE-NOT-FOUND", _NOT_FOUND, "getRole", "updateRole", "deleteRole")
+_swap(
+    "person-unknown-400", "PERS-NOT-FOUND", _NOT_FOUND, "getPerson", "updatePerson", "deletePerson"
+)
+_swap(
+    "user-unknown-400",
+    "USER-NOT-FOUND",
+    _NOT_FOUND,
+    "getUser",
+    "updateUser",
+    "deleteUser",
+    "enableUser",
+    "disableUser",
+)
+_swap(
+    "credential-unknown-400",
+    "CRED-NOT-FOUND",
+    _NOT_FOUND,
+    "getCredential",
+    "updateCredential",
+    "deleteCredential",
+)
+_swap(
+    "watchlist-unknown-400",
+    "WL-NOT-FOUND",
+    _NOT_FOUND,
+    "getWatchlist",
+    "updateWatchlist",
+    "deleteWatchlist",
+)
+_swap("invite-unknown-400", "INV-READ-NOT-FOUND", _NOT_FOUND, "getInvite")
+_swap("point-unknown-400", "ACP-TRIGGER-NOT-FOUND", _NOT_FOUND, "triggerAccessControlPoint")
+_swap("staged-file-unknown-400", "FILE-DELETE-404", _NOT_FOUND, "deleteFile")
+_swap("photo-unknown-400", "PHOTO-404-NONE", _NOT_FOUND, "downloadPhoto", "downloadThumbnail")
+_swap("link-unknown-400", "LINK-404-NONE", _NOT_FOUND, "getSignedThumbnail", "getSignedFile")
+_swap(
+    "device-unknown-401",
+    "READER-404-UNKNOWN-DEVICE",
+    (404, 401),
+    "virtualRead",
+    "virtualQrRead",
+    "virtualReaderList",
+    "virtualQrReaderList",
+)
+_DUPLICATE = (409, 422)
+_swap(
+    "organisation-duplicate-422",
+    "ORG-NAME-UNIQUE",
+    _DUPLICATE,
+    "createOrganisation",
+    "updateOrganisation",
+)
+_swap(
+    "cost-center-duplicate-422",
+    "COSTC-NAME-UNIQUE",
+    _DUPLICATE,
+    "createCostCenter",
+    "updateCostCenter",
+)
+_swap(
+    "visit-reason-duplicate-422",
+    "VREASON-NAME-UNIQUE",
+    _DUPLICATE,
+    "createVisitReason",
+    "updateVisitReason",
+)
+_swap("group-duplicate-422", "GRP-NAME-UNIQUE", _DUPLICATE, "createGroup", "updateGroup")
+_swap("location-duplicate-422", "LOC-NAME-UNIQUE", _DUPLICATE, "createLocation", "updateLocation")
+_swap("role-duplicate-422", "ROLE-NAME-UNIQUE", _DUPLICATE, "createRole", "updateRole")
+_swap("identifier-duplicate-422", "CRED-IDENTIFIER-UNIQUE", _DUPLICATE, "createCredential")
+_swap("upload-without-file-415", "FILE-UPLOAD-400-NO-FILE", (400, 415), "uploadFile")
+_swap(
+    "blank-link-segment-404",
+    "LINK-400-BLANK-SEGMENT",
+    (400, 404),
+    "getSignedThumbnail",
+    "getSignedFile",
+)
+_swap("bad-link-uuid-400", "LINK-422-BAD-UUID", (422, 400), "getSignedThumbnail", "getSignedFile")
+_swap(
+    "reader-body-400",
+    "READER-422-MISSING-FIELD",
+    (422, 400),
+    "virtualRead",
+    "virtualQrRead",
+    "virtualReaderList",
+    "virtualQrReaderList",
+)
+
 
 class Faults:
     """The faults switched on for one server."""
@@ -328,3 +553,19 @@ class Faults:
     @property
     def active(self) -> frozenset[str]:
         return self._active
+
+    def unchecked_fields(self, operation_id: str) -> set[str]:
+        """Body fields whose validation the active faults switch off for this operation."""
+        return {
+            CATALOGUE[n].unchecked
+            for n in self._active
+            if CATALOGUE[n].unchecked and operation_id in CATALOGUE[n].operations
+        }
+
+    def swapped_status(self, operation_id: str, status: int) -> int:
+        """The status an active fault answers instead of ``status`` (itself when none)."""
+        for name in self._active:
+            fault = CATALOGUE[name]
+            if fault.swap and fault.swap[0] == status and operation_id in fault.operations:
+                return fault.swap[1]
+        return status

@@ -10,6 +10,8 @@ from typing import Any, Literal
 import yaml
 
 SPEC_DIR = Path(__file__).resolve().parent
+# libyaml parses the 6000-line document ten times faster when the wheel ships it.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 
 
@@ -60,7 +62,7 @@ class Rule:
 def openapi() -> dict[str, Any]:
     """The parsed OpenAPI document (cached; treat it as read-only)."""
     with (SPEC_DIR / "openapi.yaml").open(encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+        return yaml.load(fh, Loader=_Loader)  # noqa: S506 - a safe loader either way
 
 
 def resolve(node: Any) -> Any:
@@ -115,7 +117,7 @@ def operation(operation_id: str) -> Operation:
 def rules() -> tuple[Rule, ...]:
     """Every rule of the catalogue, in file order."""
     with (SPEC_DIR / "rules.yaml").open(encoding="utf-8") as fh:
-        entries = yaml.safe_load(fh)
+        entries = yaml.load(fh, Loader=_Loader)  # noqa: S506 - a safe loader either way
     return tuple(
         Rule(
             id=e["id"],

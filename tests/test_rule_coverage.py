@@ -2,44 +2,20 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import spec
+from harness._rulemap import collect
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def suite_rules(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+def suite_rules() -> dict[str, list[str]]:
     """Rule ids of every suite test, from a collection-only run (no target is contacted)."""
-    out = tmp_path_factory.mktemp("collect") / "rules.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "-p",
-            "tests._collect_rules",
-            "-p",
-            "no:cacheprovider",
-            "suites",
-        ],
-        cwd=ROOT,
-        env={**os.environ, "AMWS_RULES_OUT": str(out)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    found = json.loads(out.read_text(encoding="utf-8"))
+    found = collect(["suites"], str(ROOT))
     assert found, "the suites collect tests"
     return found
 

@@ -221,7 +221,8 @@ async def withdraw_invite(call: Call) -> Response:
     store = call.server.store
     with store.transaction():
         if record.get("status") not in ENDED:
-            move(call.server, call.system, record["uuid"], CANCELLED)
+            # Withdrawing ends a visit under way too, as a host's deletion does.
+            move(call.server, call.system, record["uuid"], CANCELLED, strict=False)
         if record.get("_credential"):
             store.delete("credential", record["_credential"])
         store.delete(KIND, record["uuid"])

@@ -1,6 +1,8 @@
-"""Person search (PERS-SEARCH- rules): the required body, paging ranges, criterion lengths,
+"""Finding persons (PERS-SEARCH- rules): the required body, paging ranges, criterion lengths,
 case-insensitive contains matching on every criterion, the conjunction of criteria, the hidden
-identity number and the answer's shape; and that a deleted person is no longer found.
+identity number and the answer's shape. And that a deleted person is found nowhere afterwards
+(PERS-DELETE- rules): not by GET or search, not as a credential's holder (the credentials stay,
+unassigned), not in a hardware phonebook, and no QR code in its name.
 
 Every person a test searches for carries a run-tagged token no other record has, so the tests
 hold on a system full of other people. Ranges and lengths are read from the spec.
@@ -8,6 +10,8 @@ hold on a system full of other people. Ranges and lengths are read from the spec
 
 from __future__ import annotations
 
+import hashlib
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -16,6 +20,8 @@ from fixtures._limits import body_schema, field_schema
 
 PERSONS = "/api/ws/v1/persons"
 SEARCH = f"{PERSONS}/search"
+CREDENTIALS = "/api/ws/v1/credentials"
+DAY = timedelta(days=1)
 SCHEMA = body_schema("searchPersons")
 CRITERIA = [f for f in SCHEMA["properties"] if f not in ("start", "limit")]
 # search criterion -> the person field it is matched on
@@ -31,8 +37,12 @@ def _limit_range() -> tuple[int, int]:
 
 
 def _token(factories: Any) -> str:
-    """A run-unique text that ends in a delimiter, so no other token contains it."""
-    return factories.tag("srch").replace("-", "") + "Q"
+    """A run-unique text that ends in a delimiter, so no other token contains it (a long run
+    id is shortened with a digest, so the names built on it stay within their limits)."""
+    tag = factories.tag("srch").replace("-", "")
+    if len(tag) > 24:
+        tag = tag[:12] + hashlib.sha256(tag.encode()).hexdigest()[:10]
+    return tag + "Q"
 
 
 def _digits(factories: Any, count: int) -> str:
@@ -52,6 +62,35 @@ def _person(api: Any, factories: Any, token: str, **fields: Any) -> tuple[str, d
     response = api.post(PERSONS, json=body)
     assert response.status_code == 201, response.text
     return response.json()["uuid"], body
+
+
+def _created(api: Any, factories: Any) -> str:
+    response = api.post(PERSONS, json=factories.person())
+    assert response.status_code == 201, response.text
+    return response.json()["uuid"]
+
+
+def _credential(api: Any, factories: Any, amws_run: Any, person: str, **extra: Any) -> str:
+    """A credential the person holds, open now on the target's clock."""
+    now = datetime.fromtimestamp(amws_run.target_clock(), UTC)
+    window = {"activeDate": _iso(now - timedelta(hours=1)), "expiryDate": _iso(now + 30 * DAY)}
+    response = api.post(
+        CREDENTIALS, json=factories.credential(personUuid=person, **window, **extra)
+    )
+    assert response.status_code == 201, response.text
+    return response.json()["uuid"]
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def _hardware(control: Any) -> list[dict[str, Any]]:
+    """What each controller holds now (control plane)."""
+    inside = control.base_url.path.rstrip("/").endswith("/_reference")
+    response = control.get(("" if inside else "/_reference") + "/hardware/credentials")
+    assert response.status_code == 200, response.text
+    return response.json()
 
 
 def _search(api: Any, **body: Any) -> dict[str, Any]:
@@ -196,7 +235,7 @@ def test_stepping_start_by_limit_visits_every_match_once(api, factories) -> None
     assert set(visited) == made
 
 
-# -- delete ------------------------------------------------------------------------------
+# -- delete: the person is found nowhere afterwards ---------------------------------------
 @pytest.mark.rule("PERS-DELETE-HARD")
 def test_deleted_person_is_gone(api, factories) -> None:
     token = _token(factories)
@@ -207,3 +246,55 @@ def test_deleted_person_is_gone(api, factories) -> None:
     for criterion in CRITERIA:
         field = MATCHED_ON.get(criterion, criterion)
         assert uuid not in _uuids(_search(api, **{criterion: body[field]})), criterion
+
+
+@pytest.mark.rule("PERS-DELETE-UNLINKS-CREDENTIALS")
+def test_delete_keeps_credentials_unassigned(api, factories, amws_run) -> None:
+    uuid = _created(api, factories)
+    held = [_credential(api, factories, amws_run, uuid) for _ in range(2)]
+    for credential in held:
+        assert api.get(f"{CREDENTIALS}/{credential}").json()["holderUuid"] == uuid
+    assert api.delete(f"{PERSONS}/{uuid}").status_code == 200
+    for credential in held:
+        response = api.get(f"{CREDENTIALS}/{credential}")
+        assert response.status_code == 200, "the credential did not survive its holder"
+        assert response.json()["holderUuid"] is None
+        assert response.json()["status"] != "DELETED"
+
+
+@pytest.mark.rule("PERS-DELETE-PHONEBOOK")
+@pytest.mark.requires("control")
+def test_delete_withdraws_the_person_from_phonebooks(api, factories, amws_run, control) -> None:
+    uuid = _created(api, factories)
+    _credential(api, factories, amws_run, uuid)
+    listed = [c for c in _hardware(control) if uuid in {p["uuid"] for p in c["phonebook"]}]
+    assert listed, "a person holding an ACTIVE credential is in no phonebook (precondition)"
+    assert api.delete(f"{PERSONS}/{uuid}").status_code == 200
+    for controller in _hardware(control):
+        assert uuid not in {p["uuid"] for p in controller["phonebook"]}, controller["controller"]
+
+
+@pytest.mark.rule("PERS-DELETE-QR-CODE")
+def test_delete_leaves_no_qr_code_of_the_person(api, factories, amws_run, profile) -> None:
+    """The person's QR code is observable as a QR_CODE credential issued in its name: after the
+    delete, nothing on the API, a reader or (with a control plane) a controller is in its name."""
+    uuid = _created(api, factories)
+    reader = profile.section("virtual_reader") or {}
+    lists = [reader["access_control_list"]] if reader.get("access_control_list") else []
+    qr = _credential(
+        api, factories, amws_run, uuid, readerType="QR_CODE", accessControlListUuids=lists
+    )
+    assert api.delete(f"{PERSONS}/{uuid}").status_code == 200
+    assert api.get(f"{CREDENTIALS}/{qr}").json()["holderUuid"] is None
+    assert api.get(f"{CREDENTIALS}/by-person/{uuid}").status_code == 404
+    if reader.get("uuid"):
+        body = {"uuid": reader["uuid"], "key": reader["key"]}
+        listed = api.post("/api/ws/v1/virtual/qr-code-reader/list", json=body)
+        assert listed.status_code == 200, listed.text
+        assert uuid not in {e.get("holderUuid") for e in listed.json()}
+    control = amws_run.control()
+    if control is not None:
+        with control:
+            for controller in _hardware(control):
+                holders = {c.get("holderUuid") for c in controller["credentials"]}
+                assert uuid not in holders, "a controller still holds a code in the person's name"

@@ -47,7 +47,6 @@ pytestmark = [
     pytest.mark.rate_limit,
     pytest.mark.slow,
     pytest.mark.requires("rate_limit"),
-    pytest.mark.xdist_group("rate_limit"),  # one bucket: keep these tests on one worker
 ]
 Send = Callable[[int], httpx.Response]
 

@@ -8,6 +8,7 @@ lengths are read from the spec.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import pytest
@@ -44,8 +45,12 @@ def _limit_range(operation_id: str = "searchUsers") -> tuple[int, int]:
 
 
 def _token(factories: Any) -> str:
-    """A run-unique text that ends in a delimiter, so no other token contains it."""
-    return factories.tag("usr").replace("-", "") + "Q"
+    """A run-unique text that ends in a delimiter, so no other token contains it (a long run
+    id is shortened with a digest, so the names built on it stay within their limits)."""
+    tag = factories.tag("usr").replace("-", "")
+    if len(tag) > 24:
+        tag = tag[:12] + hashlib.sha256(tag.encode()).hexdigest()[:10]
+    return tag + "Q"
 
 
 def _digits(factories: Any, count: int) -> str:

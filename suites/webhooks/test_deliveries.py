@@ -35,17 +35,10 @@ from harness._crypto import decrypt_text
 from harness._receiver import Receiver
 
 INVITES = "/api/ws/v1/invites"
-# The control plane's URL settings, paired with statuses by name (HOOK-URL-PAIRING).
-URL_SETTINGS = {
-    "visit_created": "VISIT_CREATED",
-    "visitor_check_in": "VISITOR_CHECK_IN",
-    "visitor_check_out": "VISITOR_CHECK_OUT",
-    "visit_updated": "VISIT_UPDATED",
-    "visit_no_show": "VISIT_NO_SHOW",
-    "visit_cancelled": "VISIT_CANCELLED",
-    "visit_denied": "VISIT_DENIED",
-}
 NEVER_SENT = {"VISITOR_ON_SITE", "VISITOR_IN_PARKING", "VISITOR_HOSTED"}
+# The control plane's URL settings pair with the statuses by name (HOOK-URL-PAIRING).
+_STATUSES = spec.openapi()["components"]["schemas"]["VisitDTO"]["properties"]["status"]["enum"]
+URL_SETTINGS = {status.lower(): status for status in _STATUSES if status not in NEVER_SENT}
 SIGNATURE, TIMESTAMP = "x-service-hmac-sha256", "x-service-hmac-timestamp"
 Match = Callable[[dict[str, Any]], bool]
 
@@ -138,6 +131,21 @@ def validate_visit(payload: dict[str, Any]) -> None:
     assert errors == [], errors
 
 
+def check_headers(delivery: dict[str, Any], profile: Any) -> None:
+    """Accept and Content-Type declare UTF-8 JSON; the profile's optional header is there."""
+    headers = delivery["headers"]
+    accepted = [m.split(";")[0].strip().lower() for m in headers["accept"].split(",")]
+    assert "application/json" in accepted, headers["accept"]
+    media, *params = [
+        p.strip().lower().replace('"', "") for p in headers["content-type"].split(";")
+    ]
+    assert media == "application/json", headers["content-type"]
+    assert "charset=utf-8" in params, headers["content-type"]
+    extra = settings_of(profile).get("header")
+    if extra:
+        assert headers.get(extra["name"].lower()) == extra["value"], delivery["path"]
+
+
 # -- one POST per event, to its own URL ----------------------------------------------------
 @pytest.mark.rule("HOOK-VISIT-CREATED", "HOOK-POST-PER-EVENT", "HOOK-2XX-ENDS-DELIVERY")
 def test_creating_an_invitation_posts_one_visit_created(webhooks, visits) -> None:
@@ -150,14 +158,20 @@ def test_creating_an_invitation_posts_one_visit_created(webhooks, visits) -> Non
 
 
 @pytest.mark.rule(
-    "HOOK-URL-PAIRING", "HOOK-POST-PER-EVENT", "HOOK-PAYLOAD-SHAPE", "HOOK-NO-ONSITE-PARKING-HOSTED"
+    "HOOK-URL-PAIRING",
+    "HOOK-POST-PER-EVENT",
+    "HOOK-PAYLOAD-SHAPE",
+    "HOOK-NO-ONSITE-PARKING-HOSTED",
+    "HOOK-HEADERS-JSON",
+    "HOOK-OPTIONAL-HEADER",
 )
-def test_every_status_is_posted_once_to_a_url_of_its_own(webhooks, visits) -> None:
+def test_every_status_is_posted_once_to_a_url_of_its_own(webhooks, visits, profile) -> None:
     matches = {status: visits.provoke(status) for status in URL_SETTINGS.values()}
     paths = {}
     for status, match in matches.items():
         delivery = one(webhooks, status, match)
         validate_visit(delivery["payload"])
+        check_headers(delivery, profile)
         paths[status] = delivery["path"]
     assert len(set(paths.values())) == len(paths), paths
     webhooks.quiet_for(None, lambda d: False, seconds=1.5)  # room for duplicates or retries
@@ -191,20 +205,10 @@ def test_posts_declare_utf8_json_and_carry_the_configured_header(webhooks, visit
     sent, visit, match = visits.create(firstName="Zoë Ångström-Łukasz")
     first = one(webhooks, "VISIT_CREATED", match)
     visits.move(visit, "VISIT_NO_SHOW")
-    extra = settings_of(profile).get("header")
     for delivery in (first, one(webhooks, "VISIT_NO_SHOW", match)):
-        headers = delivery["headers"]
-        accepted = [m.split(";")[0].strip().lower() for m in headers["accept"].split(",")]
-        assert "application/json" in accepted, headers["accept"]
-        media, *params = [
-            p.strip().lower().replace('"', "") for p in headers["content-type"].split(";")
-        ]
-        assert media == "application/json", headers["content-type"]
-        assert "charset=utf-8" in params, headers["content-type"]
+        check_headers(delivery, profile)
         # The receiver read the body as UTF-8 JSON; the non-ASCII name came through intact.
         assert delivery["payload"]["visitor"]["firstName"] == sent["firstName"]
-        if extra:
-            assert headers.get(extra["name"].lower()) == extra["value"]
 
 
 @pytest.mark.rule("HOOK-HMAC-SIGNATURE", "HOOK-HMAC-HEADERS-WHEN-KEY")

@@ -164,6 +164,8 @@ def test_report_has_verdicts_evidence_and_no_keys(
     for key in server.profile["keys"].values():
         assert (key["key"] if isinstance(key, dict) else key) not in text
     assert "not conformant" in (report / "report.html").read_text()
+    # Three department creates (x-rate-cost 50) and the cleanup's one delete (30).
+    assert document["rate_units"] == {"keys": {"full": 3 * 50 + 30}, "failed_auth": 0}
 
 
 def test_failed_test_still_cleans_up(pytester: pytest.Pytester, server: LiveServer) -> None:

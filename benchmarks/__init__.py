@@ -1,0 +1,5 @@
+"""Benchmarks of the conformance suite and the reference server (``python -m benchmarks``).
+
+Not tests: nothing here is collected by ``pytest tests`` or ``pytest suites`` (no module is
+named ``test_*``) and nothing asserts a timing. Each benchmark is bounded in count and time.
+"""

@@ -1,0 +1,209 @@
+"""``python -m benchmarks``: run the benchmarks, print a table, write benchmarks/results.json.
+
+(a) wall time of the conformance suite against the embedded reference server;
+(b) requests per second of the reference server's authenticated read next to a bare ASGI app;
+(c) rate-limit units the run spent, and the minimum wall time they imply on the documented bucket.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import suite, throughput
+
+HERE = Path(__file__).resolve().parent
+
+
+def machine() -> dict[str, Any]:
+    cpu = "unknown"
+    memory = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("MemTotal"):
+                memory = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+                break
+    except OSError:
+        pass
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "memory": memory,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def quiet_enough(max_load: float | None, wait_seconds: float) -> list[float]:
+    """Wait (bounded) for the 1-minute load average to drop under ``max_load``; return it."""
+    deadline = time.monotonic() + wait_seconds
+    while max_load is not None and os.getloadavg()[0] >= max_load:
+        if time.monotonic() >= deadline:
+            print(f"load {load_average()} still ≥ {max_load}; measuring anyway", flush=True)
+            break
+        time.sleep(15)
+    return load_average()
+
+
+def _git_commit() -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=HERE.parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return done.stdout.strip()
+
+
+def table(rows: list[tuple[str, str]]) -> str:
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def rows_of(results: dict[str, Any]) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    ran = results.get("suite")
+    if ran:
+        c = ran["counts"]
+        rows.append(
+            (
+                f"(a) pytest {ran['scope']}",
+                f"{ran['wall_seconds']:.1f} s wall — {c['passed']} passed, {c['failed']} failed, "
+                f"{c['skipped']} skipped, {c['error']} errors (exit {ran['exit_status']}; "
+                f"load {ran['load_before']} -> {ran['load_after']})",
+            )
+        )
+    bench = results.get("throughput")
+    if bench:
+        for driver, figures in bench["drivers"].items():
+            for side in ("reference", "bare"):
+                r = figures[side]
+                rows.append(
+                    (
+                        f"(b) {driver:5} {side:9} GET {bench['path']}",
+                        f"{r['rps']:.0f} req/s ({r['requests']} req, {r['non_200']} non-200, "
+                        f"p50 {r['latency_ms']['p50']} ms, p99 {r['latency_ms']['p99']} ms); "
+                        f"server {r['server_cpu_ms_per_request']} CPU ms/req; "
+                        f"driver {r['client_cpu_per_wall_second']} CPU s/s",
+                    )
+                )
+            rows.append(
+                (
+                    f"(b) {driver:5} reference / bare",
+                    f"req/s {figures['rps_ratio_reference_to_bare']}; "
+                    f"server CPU per request {figures['cpu_ratio_reference_to_bare']} x",
+                )
+            )
+        rows.append(
+            (
+                "(b) load",
+                f"{bench['load']['workers']} workers, {bench['load']['requests']} requests after "
+                f"{bench['load']['warmup']} warm-up, median of {bench['load']['repeat']} runs, "
+                f"body {bench['body_bytes']} B; "
+                f"load average {bench['load_before']} -> {bench['load_after']}",
+            )
+        )
+    budget = results.get("rate_budget")
+    if budget:
+        for name, row in budget["per_bucket"].items():
+            rows.append(
+                (
+                    f"(c) units {name}",
+                    f"{row['units']} units -> >= {row['minimum_minutes']:.2f} min on 2000/800",
+                )
+            )
+        rows.append(
+            (
+                "(c) minimum run time",
+                f"{budget['minimum_minutes']:.2f} min (slowest bucket: {budget['slowest_bucket']}"
+                "; buckets pace in parallel)",
+            )
+        )
+    elif ran:
+        rows.append(("(c) units", "the report has no rate_units section"))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="(a) times suites/rules only")
+    parser.add_argument("--skip-suite", action="store_true", help="skip (a) and (c)")
+    parser.add_argument("--skip-throughput", action="store_true", help="skip (b)")
+    parser.add_argument("--requests", type=int, default=3000, help="(b) measured requests")
+    parser.add_argument("--warmup", type=int, default=300, help="(b) warm-up requests")
+    parser.add_argument("--workers", type=int, default=8, help="(b) concurrent threads")
+    parser.add_argument(
+        "--departments", type=int, default=20, help="(b) departments in the listed body"
+    )
+    parser.add_argument(
+        "--driver",
+        action="append",
+        choices=throughput.DRIVERS,
+        help="(b) load driver(s); default: all",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="(b) runs per driver; median")
+    parser.add_argument("--max-seconds", type=float, default=120.0, help="(b) cap per side")
+    parser.add_argument("--suite-timeout", type=float, default=3600.0, help="(a) cap, seconds")
+    parser.add_argument(
+        "--max-load",
+        type=float,
+        default=None,
+        help="before each benchmark wait until the 1-minute load average is below this",
+    )
+    parser.add_argument("--wait", type=float, default=600.0, help="longest wait for --max-load")
+    parser.add_argument("--output", default=str(HERE / "results.json"))
+    args = parser.parse_args(argv)
+
+    results: dict[str, Any] = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "commit": _git_commit(),
+        "machine": machine(),
+    }
+    if not args.skip_throughput:
+        before = quiet_enough(args.max_load, args.wait)
+        bench = throughput.run(
+            args.requests,
+            args.workers,
+            args.warmup,
+            args.max_seconds,
+            args.departments,
+            args.driver or throughput.DRIVERS,
+            args.repeat,
+        )
+        results["throughput"] = {**bench, "load_before": before, "load_after": load_average()}
+    if not args.skip_suite:
+        before = quiet_enough(args.max_load, args.wait)
+        ran = suite.run_suite(args.quick, args.suite_timeout)
+        results["suite"] = {**ran, "load_before": before, "load_after": load_average()}
+        results["rate_budget"] = suite.rate_budget(ran["rate_units"])
+    Path(args.output).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    m = results["machine"]
+    print(
+        f"{results['date']} — {m['nproc']} x {m['cpu']}, {m['memory']}, Python {m['python']}",
+    )
+    print(table(rows_of(results)))
+    print(f"written {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""A bare ASGI app answering every request with fixed bytes, served like the reference server.
+
+``python -m benchmarks._bare --body FILE --content-type TYPE --url-out FILE`` listens on a free
+loopback port and writes its base URL to ``--url-out`` once listening. The socket and uvicorn
+settings are the ones of ``amws-reference serve``, so the two differ only in the application.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+Message = MutableMapping[str, Any]
+
+
+def make_app(body: bytes, content_type: str) -> Callable[..., Awaitable[None]]:
+    headers = [
+        (b"content-type", content_type.encode("latin-1")),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    start = {"type": "http.response.start", "status": 200, "headers": headers}
+    answer = {"type": "http.response.body", "body": body}
+
+    async def app(
+        scope: Message,
+        receive: Callable[[], Awaitable[Message]],
+        send: Callable[[Message], Awaitable[None]],
+    ) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        await send(start)
+        await send(answer)
+
+    return app
+
+
+def main() -> int:
+    import uvicorn
+
+    parser = argparse.ArgumentParser(prog="benchmarks._bare", description=__doc__)
+    parser.add_argument("--body", required=True, help="file holding the response bytes")
+    parser.add_argument("--content-type", required=True)
+    parser.add_argument("--url-out", required=True, help="write the base URL here once listening")
+    args = parser.parse_args()
+    app = make_app(Path(args.body).read_bytes(), args.content_type)
+    # As in reference_server.cli.serve: an explicit IPPROTO_TCP so asyncio turns Nagle off.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    Path(args.url_out).write_text(f"http://127.0.0.1:{sock.getsockname()[1]}", encoding="utf-8")
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

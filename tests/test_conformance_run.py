@@ -1,0 +1,158 @@
+"""The product end to end: the suites against a separately started reference server.
+
+They must pass in parallel, certify the reference server as conformant, and leave it holding
+exactly the records it held before; then every fault of the catalogue must be killed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMED = (
+    "departments",
+    "organisations",
+    "cost-centers",
+    "visit-reason",
+    "groups",
+    "locations",
+    "roles",
+    "watchlists",
+    "access-control-lists",
+    "access-control-points",
+)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Any]]]:
+    folder = tmp_path_factory.mktemp("served")
+    profile = folder / "p.yaml"
+    command = [
+        sys.executable,
+        "-m",
+        "reference_server.cli",
+        "serve",
+        "--port",
+        "0",
+        "--db",
+        str(folder / "amws.sqlite"),
+        "--profile-out",
+        str(profile),
+    ]
+    with open(folder / "server.log", "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while not profile.exists():
+        assert process.poll() is None and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    yield profile, yaml.safe_load(profile.read_text())
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def _pages(client: httpx.Client, path: str, limit: int) -> list[Any]:
+    entries, start = [], 0
+    while True:
+        page = client.get(path, params={"start": start, "limit": limit}).json()
+        entries += page["entries"]
+        start += page["countReturned"]
+        if not page["countReturned"] or start >= page["totalCount"]:
+            return entries
+
+
+def _records(base: str, key: str) -> dict[str, Any]:
+    with httpx.Client(base_url=f"{base}/api/ws/v1", headers={"Authorization": key}) as api:
+        seen: dict[str, Any] = {name: api.get(f"/{name}").json() for name in NAMED}
+        seen["entries"] = {
+            w["uuid"]: _pages(api, f"/watchlists/{w['uuid']}/entries", 1000)
+            for w in seen["watchlists"]
+        }
+        seen["vehicles"] = _pages(api, "/vehicles", 1000)
+        seen["invites"] = _pages(api, "/invites", 1000)
+        seen["persons"] = api.post("/persons/search", json={"limit": 1000}).json()["entries"]
+        seen["users"] = api.post("/users/search", json={"limit": 1000}).json()["entries"]
+    return seen
+
+
+def _snapshot(profile: dict[str, Any]) -> dict[str, Any]:
+    base = profile["base_url"]
+    control = profile["control"]
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {control['token']}"}) as c:
+        hardware = {
+            "controllers": c.get("/_reference/hardware/credentials").json(),
+            "flags": c.get("/_reference/hardware/watchlist-flags").json()["flags"],
+            "settings": c.get("/_reference/settings").json(),
+        }
+    return {
+        "system": _records(base, profile["keys"]["full"]),
+        "other_system": _records(base, profile["keys"]["other_system"]),
+        "hardware": hardware,
+    }
+
+
+def test_suites_pass_in_parallel_certify_and_leave_nothing_behind(
+    served: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    path, profile = served
+    before = _snapshot(profile)
+    report = tmp_path / "report"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "suites",
+            "-n",
+            "2",
+            "--target",
+            str(path),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--conformance-report",
+            str(report),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    document = json.loads((report / "report.json").read_text())
+    assert document["verdict"] == "conformant", document["normative_summary"]
+    assert not document["cleanup_problems"]
+    assert _snapshot(profile) == before
+
+
+def test_every_fault_of_the_catalogue_is_killed(tmp_path: Path) -> None:
+    matrix = tmp_path / "kill-matrix.json"
+    # The suites just passed on the correct server (above), so the baseline is not repeated.
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness.selfcheck",
+            "selfcheck",
+            "--skip-baseline",
+            "--output",
+            str(matrix),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    document = json.loads(matrix.read_text())
+    survived = [f["name"] for f in document["faults"] if not f["killed"]]
+    assert not survived, result.stdout[-3000:]
+    assert document["proven_rules"] > 0
