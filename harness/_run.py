@@ -8,12 +8,12 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
 from harness._client import Session, TargetClient
+from harness._control import ControlPlane
 from harness._embedded import EmbeddedServer
 from harness._ledger import Entry, Ledger
 from harness._pacing import Pacer
@@ -40,6 +40,9 @@ class Run:
     allow_physical: bool = False
     seed: int = 0
     skip_preflight: bool = False
+    fault_matrix: tuple[str, ...] = ()
+    killed_faults: set[str] = field(default_factory=set)
+    _fault: str | None = None
     reference_faults: tuple[str, ...] = ()
     profile: Profile | None = None
     session: Session | None = None
@@ -48,7 +51,7 @@ class Run:
     _clients: dict[str, TargetClient] = field(default_factory=dict)
     _pacers: dict[str, Pacer] = field(default_factory=dict)
     started: bool = False
-    _clock_client: Any = None
+    _clock_client: ControlPlane | Literal[False] | None = None  # False: the target has none
 
     def load_profile(self) -> Profile | None:
         """Validate an explicit profile early (a bad one stops the run before any test)."""
@@ -105,18 +108,38 @@ class Run:
         self._clients[name] = client
         return client
 
-    def control(self) -> httpx.Client | None:
+    def control(self) -> ControlPlane | None:
+        """A new client of the control plane (the caller closes it); ``None`` without one."""
         profile = self.start()
         control = profile.section("control")
         if not control:
             return None
-        # Control paths are written in full (/_reference/clock), as the architecture lists them.
+        # Based at the server root: full paths (/_reference/clock) work as the architecture
+        # lists them, and the typed methods add the prefix themselves.
         root = control["url"].rstrip("/").removesuffix("/_reference")
-        return httpx.Client(
+        return ControlPlane(
             base_url=root,
             headers={"Authorization": f"Bearer {control['token']}"},
             timeout=30,
         )
+
+    @property
+    def active_faults(self) -> tuple[str, ...]:
+        """The embedded reference server's faults right now (start-up or fault matrix)."""
+        return (self._fault,) if self._fault else self.reference_faults
+
+    def switch_fault(self, name: str | None) -> None:
+        """Make ``name`` the reference server's only active fault (fault matrix)."""
+        if name == self._fault:
+            return
+        control = self.control()
+        if control is None:
+            raise RuntimeError("a fault matrix needs the reference server's control plane")
+        with control:
+            control.put(
+                "/_reference/faults", json={"active": [name] if name else []}
+            ).raise_for_status()
+        self._fault = name
 
     def target_clock(self) -> float:
         """Seconds since the epoch on the target's clock (the control plane's, else ours).
@@ -128,8 +151,7 @@ class Run:
             self._clock_client = self.control() or False
         if self._clock_client is False:
             return time.time()
-        now = self._clock_client.get("/_reference/clock").json()["now"]
-        return datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp()
+        return self._clock_client.now().timestamp()
 
     def units_spent(self) -> dict[str, int]:
         return {name: pacer.spent for name, pacer in self._pacers.items()}

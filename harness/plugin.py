@@ -6,6 +6,8 @@ Nothing starts until a test asks for the target, so the project's own tests neve
 
 from __future__ import annotations
 
+import argparse
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,6 +17,7 @@ import pytest
 import spec
 from fixtures import Factories
 from harness._client import TargetClient
+from harness._control import ControlPlane
 from harness._preflight import PreflightError
 from harness._preflight import run as preflight
 from harness._profile import Profile, ProfileError
@@ -101,6 +104,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="skip the key preflight (the self-check wants every test to meet the fault)",
     )
     group.addoption(
+        "--fault-matrix",
+        metavar="FAULTS",
+        default=None,
+        help="self-check: run each test once per listed fault of its rules, switching the "
+        "reference server's fault between groups (comma-separated catalogue names)",
+    )
+    group.addoption("--fault-matrix-out", metavar="FILE", default=None, help=argparse.SUPPRESS)
+    group.addoption(
         "--reference-fault",
         action="append",
         default=[],
@@ -126,6 +137,7 @@ def pytest_configure(config: pytest.Config) -> None:
         allow_physical=config.getoption("--allow-physical"),
         reference_faults=tuple(config.getoption("--reference-fault")),
         skip_preflight=config.getoption("--no-preflight"),
+        fault_matrix=tuple(filter(None, (config.getoption("--fault-matrix") or "").split(","))),
     )
     if config.getoption("--run-id"):
         run.run_id = config.getoption("--run-id")
@@ -153,6 +165,47 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         _ACTIVE.remove(config)
 
 
+FAULT_PARAM = "amws_fault"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """In a fault matrix, each test runs once per fault of the rules it names."""
+    matrix = metafunc.config.stash[RUN_KEY].fault_matrix
+    if not matrix:
+        return
+    from reference_server.faults import CATALOGUE
+
+    rules = {r for m in metafunc.definition.iter_markers("rule") for r in m.args}
+    # Rules may also ride on single parameters (pytest.param(..., marks=rule(...))).
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        values = marker.args[1] if len(marker.args) > 1 else marker.kwargs.get("argvalues", ())
+        for value in values:
+            for mark in getattr(value, "marks", ()):
+                if mark.name == "rule":
+                    rules.update(mark.args)
+    faults = [name for name in matrix if CATALOGUE[name].rule in rules] or [None]
+    metafunc.fixturenames.append(FAULT_PARAM)
+    metafunc.parametrize(FAULT_PARAM, faults, ids=[f"fault={f}" for f in faults])
+
+
+def _fault_of(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get(FAULT_PARAM) if callspec else None
+
+
+@pytest.fixture(autouse=True)
+def _switch_reference_fault(request: pytest.FixtureRequest) -> None:
+    """In a fault matrix, switch the reference server to the fault this test runs under."""
+    fault = _fault_of(request.node)
+    if fault is None:
+        return
+    run = request.getfixturevalue("amws_run")
+    if fault in run.killed_faults:
+        # One failing test of the fault's rule proves the point; the rest would only repeat it.
+        pytest.skip(f"fault {fault} already killed")
+    run.switch_fault(fault)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     known = {rule.id for rule in spec.rules()}
     for item in items:
@@ -171,6 +224,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
+    if config.stash[RUN_KEY].fault_matrix:
+        from reference_server.faults import CATALOGUE
+
+        idle = [
+            i
+            for i in items
+            if _fault_of(i) is None or CATALOGUE[str(_fault_of(i))].rule not in _rules_of(i)
+        ]
+        if idle:
+            config.hook.pytest_deselected(items=idle)
+        # One switch per fault: the tests of a fault run together.
+        kept = [i for i in items if i not in idle]
+        items[:] = sorted(kept, key=lambda i: str(_fault_of(i)))
     config.stash[COLLECTOR_KEY].collected(items)
 
 
@@ -259,6 +325,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     report.user_properties.append(("rules", _rules_of(item)))
     run = item.config.stash[RUN_KEY]
+    if _fault_of(item):
+        report.user_properties.append(("fault", _fault_of(item)))
+        if report.failed:
+            run.killed_faults.add(str(_fault_of(item)))
     if report.failed and run.session is not None:
         exchanges = [vars(e) for e in run.session.transcript[-3:]]
         report.user_properties.append(("transcript", exchanges))
@@ -282,6 +352,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             )
         if not worker:  # under xdist the controller writes the report for all workers
             collector.write(run, session)
+        matrix_out = session.config.getoption("--fault-matrix-out")
+        if matrix_out:
+            with open(matrix_out, "w", encoding="utf-8") as fh:
+                json.dump(collector.by_fault(), fh)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -361,8 +435,9 @@ def webhooks(amws_run: Run, profile: Profile) -> Iterator[Receiver]:
 
 
 @pytest.fixture(scope="session")
-def control(amws_run: Run) -> Iterator[httpx.Client]:
-    """The reference server's control plane; tests that need it skip elsewhere."""
+def control(amws_run: Run) -> Iterator[ControlPlane]:
+    """The reference server's control plane (typed calls, and an httpx client based at the
+    server root); tests that need it skip elsewhere."""
     found = amws_run.control()
     if found is None:
         pytest.skip(f"{NOT_CONFIGURED}: the profile has no control plane")

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -42,17 +41,10 @@ class Outcome:
     seconds: float = 0.0
 
 
-@dataclass
-class _Result:
-    code: int
-    ran: int
-    failed: list[str]
-
-
-def _pytest(paths: Sequence[str], rules: Sequence[str], faults: Sequence[str]) -> _Result:
-    """Run the tests of ``rules`` in ``paths`` against a server with ``faults``."""
+def _run_matrix(paths: Sequence[str], faults: Sequence[str], extra: Sequence[str] = ()) -> dict:
+    """One pytest over ``paths`` running each tagged test under each of ``faults``."""
     with tempfile.TemporaryDirectory() as folder:
-        junit = Path(folder) / "junit.xml"
+        out = Path(folder) / "matrix.json"
         command = [
             sys.executable,
             "-m",
@@ -63,6 +55,9 @@ def _pytest(paths: Sequence[str], rules: Sequence[str], faults: Sequence[str]) -
             "no:cacheprovider",
             # Pass/fail is all the self-check reads; plain asserts skip the costly rewriting.
             "--assert=plain",
+            "-o",
+            "addopts=",
+            "--no-preflight",
             # Plugins the scenario suites never use, left out to start faster.
             "-p",
             "no:schemathesis",
@@ -70,27 +65,18 @@ def _pytest(paths: Sequence[str], rules: Sequence[str], faults: Sequence[str]) -
             "no:xdist",
             "-p",
             "no:xdist.looponfail",
-            "-o",
-            "addopts=",
-            "--no-preflight",
-            "--rules",
-            ",".join(rules),
-            f"--junitxml={junit}",
+            "--fault-matrix",
+            ",".join(faults),
+            "--fault-matrix-out",
+            str(out),
+            *extra,
         ]
-        for fault in faults:
-            command += ["--reference-fault", fault]
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-        if not junit.exists():
-            return _Result(done.returncode, 0, [done.stdout[-500:] + done.stderr[-500:]])
-        cases = ET.parse(junit).getroot().iter("testcase")
-        ran, failed = 0, []
-        for case in cases:
-            if case.find("skipped") is not None:
-                continue
-            ran += 1
-            if case.find("failure") is not None or case.find("error") is not None:
-                failed.append(f"{case.get('classname')}::{case.get('name')}")
-        return _Result(done.returncode, ran, failed)
+        if not out.exists():
+            raise RuntimeError(
+                "the fault matrix did not run: " + done.stdout[-1500:] + done.stderr[-1500:]
+            )
+        return json.loads(out.read_text(encoding="utf-8"))
 
 
 def _files_of(rule_map: dict[str, list[str]], rules: set[str]) -> list[str]:
@@ -99,15 +85,37 @@ def _files_of(rule_map: dict[str, list[str]], rules: set[str]) -> list[str]:
     )
 
 
-def check_fault(fault: Fault, rule_map: dict[str, list[str]]) -> Outcome:
-    files = _files_of(rule_map, {fault.rule})
-    if not files:
-        return Outcome(fault.name, fault.rule, killed=False, tests=0)
+def _chunks(faults: list[Fault], rule_map: dict[str, list[str]], count: int) -> list[list[Fault]]:
+    """Split the faults into ``count`` groups of about equal test counts."""
+    weight = {f.name: sum(f.rule in tagged for tagged in rule_map.values()) for f in faults}
+    groups: list[list[Fault]] = [[] for _ in range(max(1, count))]
+    loads = [0] * len(groups)
+    for fault in sorted(faults, key=lambda f: -weight[f.name]):
+        lightest = loads.index(min(loads))
+        groups[lightest].append(fault)
+        loads[lightest] += weight[fault.name]
+    return [g for g in groups if g]
+
+
+def run_matrix(faults: list[Fault], rule_map: dict[str, list[str]], workers: int) -> list[Outcome]:
+    def one(group: list[Fault]) -> dict:
+        files = _files_of(rule_map, {f.rule for f in group})
+        return _run_matrix(files, [f.name for f in group]) if files else {}
+
     start = time.monotonic()
-    result = _pytest(files, [fault.rule], [fault.name])
-    killed = result.code == 1 and bool(result.failed)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results: dict = {}
+        for part in pool.map(one, _chunks(faults, rule_map, workers)):
+            results.update(part)
     seconds = round(time.monotonic() - start, 1)
-    return Outcome(fault.name, fault.rule, killed, result.ran, result.failed, seconds)
+    outcomes = []
+    for fault in faults:
+        got = results.get(fault.name, {"tests": 0, "failed": []})
+        killed = bool(got["failed"])
+        outcomes.append(
+            Outcome(fault.name, fault.rule, killed, got["tests"], got["failed"], seconds)
+        )
+    return outcomes
 
 
 def _summary(outcomes: list[Outcome]) -> dict[str, object]:
@@ -156,21 +164,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     rule_map = collect(args.suites, str(ROOT))
     rules = {f.rule for f in faults}
     if not args.skip_baseline:
-        baseline = _pytest(_files_of(rule_map, rules), sorted(rules), [])
-        if baseline.code != 0:
-            print(f"baseline: {len(baseline.failed)} tagged tests fail without any fault:")
-            for test in baseline.failed[:20]:
-                print(f"  {test}")
+        files = _files_of(rule_map, rules)
+        baseline = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                *files,
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--rules",
+                ",".join(sorted(rules)),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if baseline.returncode != 0:
+            print("baseline: the tagged tests fail without any fault:")
+            print(baseline.stdout[-3000:])
             return 2
-        print(f"baseline: {baseline.ran} tests of {len(rules)} rules pass on the correct server")
-    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        outcomes = list(pool.map(lambda f: check_fault(f, rule_map), faults))
+        print(f"baseline: the tests of {len(rules)} rules pass on the correct server")
+    outcomes = run_matrix(faults, rule_map, args.workers)
     width = max(len(o.name) for o in outcomes)
     for o in outcomes:
         mark = "killed  " if o.killed else "SURVIVED"
-        print(f"{mark} {o.name:{width}}  {o.rule:40} {o.tests:4} tests  {o.seconds:5.1f}s")
+        print(f"{mark} {o.name:{width}}  {o.rule:40} {o.tests:4} tests")
     document = _summary(outcomes)
     killed = sum(o.killed for o in outcomes)
+    print(f"\nfault matrix: {len(outcomes)} faults in {outcomes[0].seconds if outcomes else 0} s")
     proven, normative = document["proven_rules"], document["normative_rules"]
     print(f"\nfaults killed: {killed}/{len(outcomes)} ({100 * killed // len(outcomes)} %)")
     print(f"normative rules proven: {proven}/{normative} ({100 * proven // normative} %)")

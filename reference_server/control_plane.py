@@ -81,6 +81,12 @@ def build_control_plane(server: Server) -> Starlette:
     async def controller_credentials(request: Request) -> JSONResponse:
         return JSONResponse(server.controller_credentials())
 
+    async def faults(request: Request) -> JSONResponse:
+        # The self-check switches faults between groups of tests instead of restarting.
+        if request.method == "PUT":
+            server.faults.switch((await body_of(request)).get("active", []))
+        return JSONResponse({"active": sorted(server.faults.active)})
+
     async def watchlist_flags(request: Request) -> JSONResponse:
         # Flags raised on hardware per watchlist entry, and the order of raises and withdrawals.
         return JSONResponse(
@@ -113,6 +119,7 @@ def build_control_plane(server: Server) -> Starlette:
                 "/_reference/hardware/credentials", guarded(controller_credentials), methods=["GET"]
             ),
             Route("/_reference/audit", guarded(listing("audit")), methods=["GET"]),
+            Route("/_reference/faults", guarded(faults), methods=["GET", "PUT"]),
             Route(
                 "/_reference/hardware/watchlist-flags", guarded(watchlist_flags), methods=["GET"]
             ),

@@ -545,6 +545,14 @@ class Faults:
             raise ValueError(f"unknown fault: {', '.join(unknown)}")
         self._active = frozenset(names)
 
+    def switch(self, names: Iterable[str]) -> None:
+        """Replace the active faults (the control plane's ``PUT /_reference/faults``)."""
+        names = tuple(names)
+        unknown = [n for n in names if n not in CATALOGUE]
+        if unknown:
+            raise ValueError(f"unknown fault: {', '.join(unknown)}")
+        self._active = frozenset(names)
+
     def on(self, name: str) -> bool:
         if name not in CATALOGUE:
             raise KeyError(name)

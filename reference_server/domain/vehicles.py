@@ -18,17 +18,26 @@ def normalise_plate(value: str | None) -> str | None:
 
 
 def store_vehicle(server: Server, system: str, data: dict[str, Any]) -> str:
-    """Vehicles arrive from registrations and plate cameras, never through the API."""
-    if not server.faults.on("plates-keep-spaces"):
-        data = {
-            **data,
-            "licensePlate": normalise_plate(data.get("licensePlate")),
-            "vin": normalise_plate(data.get("vin")),
-        }
+    """Vehicles arrive from registrations and plate cameras, never through the API.
+
+    They are kept as captured (plates with their spaces) and normalised on the way out.
+    """
     return server.store.insert("vehicle", system, data)
+
+
+def _shown(server: Server, vehicle: dict[str, Any]) -> dict[str, Any]:
+    if server.faults.on("plates-keep-spaces"):
+        return vehicle
+    return {
+        **vehicle,
+        "licensePlate": normalise_plate(vehicle.get("licensePlate")),
+        "vin": normalise_plate(vehicle.get("vin")),
+    }
 
 
 @handles("listVehicles")
 async def list_vehicles(call: Call) -> Response:
-    vehicles = [public(v) for v in call.server.store.all("vehicle", call.system)]
+    vehicles = [
+        _shown(call.server, public(v)) for v in call.server.store.all("vehicle", call.system)
+    ]
     return paged(vehicles, call.query["start"], call.query["limit"])

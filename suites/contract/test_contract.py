@@ -36,7 +36,19 @@ _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 # FILE-UPLOAD-400-SAFETY-SCAN), 401 a virtual-reader denial or a link signature
 # (READER-401-UNKNOWN-CREDENTIAL, LINK-401-ALTERED).
 _POSITIVE_REFUSALS = [
-    "2xx", "400", "401", "403", "404", "409", "412", "415", "422", "424", "425", "429", "451",
+    "2xx",
+    "400",
+    "401",
+    "403",
+    "404",
+    "409",
+    "412",
+    "415",
+    "422",
+    "424",
+    "425",
+    "429",
+    "451",
 ]
 
 

@@ -7,8 +7,6 @@ and the audit trail did is only visible through the reference server's control p
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 import spec
@@ -40,26 +38,6 @@ def _a_point(api, profile) -> dict:
         pytest.skip("the target lists no access control point")
     reader_point = (profile.section("virtual_reader") or {}).get("access_control_point")
     return next((p for p in points if p["uuid"] != reader_point), points[0])
-
-
-def _control_or_none(request: pytest.FixtureRequest) -> Any:
-    """The control plane when the target has one (the API-only checks run either way)."""
-    try:
-        return request.getfixturevalue("control")
-    except pytest.skip.Exception:
-        return None
-
-
-def _relay_events(control) -> list[dict]:
-    response = control.get("/_reference/hardware/relay-events")
-    assert response.status_code == 200
-    return response.json()
-
-
-def _audit(control) -> list[dict]:
-    response = control.get("/_reference/audit")
-    assert response.status_code == 200
-    return response.json()
 
 
 def _new(before: list[dict], after: list[dict]) -> list[dict]:
@@ -143,32 +121,30 @@ def test_point_types_are_the_listed_values(api) -> None:
 # -- the trigger -----------------------------------------------------------------------------
 @pytest.mark.rule("ACP-TRIGGER-ONCE")
 @pytest.mark.physical
-def test_trigger_fires_the_relay_once(api, profile, request) -> None:
-    control = _control_or_none(request)
+def test_trigger_fires_the_relay_once(api, profile, control_or_none) -> None:
     point = _a_point(api, profile)
-    before = _relay_events(control) if control else []
+    before = control_or_none.relay_events() if control_or_none else []
     response = api.get(_trigger_path(point["uuid"]))
     assert response.status_code == 200
-    if control is None:
+    if control_or_none is None:
         return
-    fired = _new(before, _relay_events(control))
+    fired = _new(before, control_or_none.relay_events())
     assert [e["point"] for e in fired] == [point["uuid"]], f"relay firings: {fired}"
 
 
 @pytest.mark.rule("ACP-TRIGGER-UNCONDITIONAL")
 @pytest.mark.physical
-def test_trigger_opens_every_point_without_any_check(api, request) -> None:
+def test_trigger_opens_every_point_without_any_check(api, control_or_none) -> None:
     # No credential, list or window is involved at all, and points that no schedule of any
     # list admits open all the same: every listed point must fire.
     points = _points(api)
     if not points:
         pytest.skip("the target lists no access control point")
-    control = _control_or_none(request)
     for point in points:
-        before = _relay_events(control) if control else []
+        before = control_or_none.relay_events() if control_or_none else []
         assert api.get(_trigger_path(point["uuid"])).status_code == 200, point["type"]
-        if control is not None:
-            fired = [e["point"] for e in _new(before, _relay_events(control))]
+        if control_or_none is not None:
+            fired = [e["point"] for e in _new(before, control_or_none.relay_events())]
             assert fired == [point["uuid"]], f"{point['type']} point: {fired}"
 
 
@@ -176,34 +152,34 @@ def test_trigger_opens_every_point_without_any_check(api, request) -> None:
 @pytest.mark.physical
 def test_trigger_is_audited_with_the_key_name(api, profile, control) -> None:
     point = _a_point(api, profile)
-    before = _audit(control)
+    before = control.audit()
     assert api.get(_trigger_path(point["uuid"])).status_code == 200
-    events = [e for e in _new(before, _audit(control)) if e.get("target") == point["uuid"]]
+    events = [e for e in _new(before, control.audit()) if e.get("target") == point["uuid"]]
     assert len(events) == 1, f"audit events for the trigger: {events}"
     assert events[0]["key"] == api.name, "the audit event does not name the API key"
 
 
 @pytest.mark.rule("ACP-TRIGGER-PERMISSION")
 @pytest.mark.physical  # a target that gets this wrong opens the door
-def test_reading_points_does_not_allow_the_trigger(client, profile, request) -> None:
+def test_reading_points_does_not_allow_the_trigger(client, profile, control_or_none) -> None:
     readonly = client("readonly")
     listed = readonly.get(POINTS)
     assert listed.status_code == 200, "the read-only key cannot list the points"
     point = _a_point(readonly, profile)
-    control = _control_or_none(request)
-    before = _relay_events(control) if control else []
+    before = control_or_none.relay_events() if control_or_none else []
     assert readonly.get(_trigger_path(point["uuid"])).status_code == 403
-    if control is not None:
-        assert _new(before, _relay_events(control)) == [], "the refused trigger fired a relay"
+    if control_or_none is not None:
+        fired = _new(before, control_or_none.relay_events())
+        assert fired == [], "the refused trigger fired a relay"
 
 
 @pytest.mark.rule("ACP-TRIGGER-NOT-FOUND")
-def test_unknown_point_answers_404(api, ledger, request) -> None:
-    control = _control_or_none(request)
-    before = _relay_events(control) if control else []
+def test_unknown_point_answers_404(api, ledger, control_or_none) -> None:
+    before = control_or_none.relay_events() if control_or_none else []
     assert api.get(_trigger_path(ledger.fresh_uuid())).status_code == 404
-    if control is not None:
-        assert _new(before, _relay_events(control)) == [], "a relay fired for an unknown point"
+    if control_or_none is not None:
+        fired = _new(before, control_or_none.relay_events())
+        assert fired == [], "a relay fired for an unknown point"
 
 
 # -- cost -------------------------------------------------------------------------------------
@@ -242,8 +218,7 @@ def triggers_per_bucket(client, profile, control) -> int:
         )
     refill = int(bucket["capacity"] * 60 / bucket["refill_per_minute"]) + 2
     point = _a_point(key, profile)
-    clock = "/_reference/clock"
-    assert control.put(clock, json={"advance_seconds": refill}).status_code == 200  # start full
+    control.advance(refill)  # start full
     fired = 0
     try:
         while fired <= bucket["capacity"] // _cost("listAccessControlPoints"):
@@ -253,7 +228,7 @@ def triggers_per_bucket(client, profile, control) -> int:
             assert response.status_code == 200, response.status_code
             fired += 1
     finally:
-        control.put(clock, json={"advance_seconds": refill})  # leave it full
+        control.advance(refill)  # leave it full
     return fired
 
 

@@ -26,12 +26,6 @@ def _names(api: Any) -> set[str]:
     return {d["name"] for d in api.get(DEPTS).json()}
 
 
-def _control_path(control: Any, tail: str) -> str:
-    """The control plane's path, whether its client is based at the server or at /_reference."""
-    based = str(control.base_url).rstrip("/").endswith("/_reference")
-    return tail if based else f"/_reference/{tail}"
-
-
 # -- Bearer prefix ----------------------------------------------------------------------------
 @pytest.mark.rule("AUTH-BEARER-PREFIX")
 @pytest.mark.parametrize("key", ["full", "readonly", "none", "disabled"])
@@ -200,7 +194,7 @@ def test_virtual_reader_ignores_the_authorization_header(client, profile) -> Non
 # -- relay control ----------------------------------------------------------------------------
 @pytest.mark.rule("AUTH-RELAY-CONTROL-SEPARATE")
 @pytest.mark.requires("readonly")
-def test_reading_points_does_not_grant_the_trigger(api, client, amws_run) -> None:
+def test_reading_points_does_not_grant_the_trigger(api, client, control_or_none) -> None:
     """The readonly key reads points but holds no relay control: 403, and no relay fires.
 
     The converse (a key with only the relay permission is refused the listing) needs a key
@@ -211,32 +205,27 @@ def test_reading_points_does_not_grant_the_trigger(api, client, amws_run) -> Non
     assert listed.status_code == 200
     assert listed.json(), "the target has no access control point"
     point = listed.json()[-1]["uuid"]
-    control = amws_run.control()
+    control = control_or_none
     if control is None:
         assert readonly.get(f"{POINTS}/trigger/{point}").status_code == 403
         return
-    with control:
-        events = _control_path(control, "hardware/relay-events")
-        before = len(control.get(events).json())
-        assert readonly.get(f"{POINTS}/trigger/{point}").status_code == 403
-        fired = [e for e in control.get(events).json()[before:] if e.get("point") == point]
+    before = len(control.relay_events())
+    assert readonly.get(f"{POINTS}/trigger/{point}").status_code == 403
+    fired = [e for e in control.relay_events()[before:] if e.get("point") == point]
     assert not [e for e in fired if e.get("key") != "full"], "a refused trigger fired"
 
 
 # -- restrict to localhost ----------------------------------------------------------------------
 @pytest.fixture
 def loopback_only(control):
-    path = _control_path(control, "settings")
-    previous = control.get(path).json()["restrict_to_localhost"]
-    assert control.put(path, json={"restrict_to_localhost": True}).status_code == 200
-    yield
-    control.put(path, json={"restrict_to_localhost": previous})
+    with control.settings_changed(restrict_to_localhost=True):
+        yield
 
 
 @pytest.mark.xdist_group("restrict_to_localhost")
 @pytest.mark.rule("AUTH-RESTRICT-TO-LOCALHOST")
 def test_restrict_to_localhost_is_off_by_default(control) -> None:
-    assert control.get(_control_path(control, "settings")).json()["restrict_to_localhost"] is False
+    assert control.settings()["restrict_to_localhost"] is False
 
 
 @pytest.mark.xdist_group("restrict_to_localhost")
@@ -273,7 +262,7 @@ def test_other_addresses_are_refused_before_the_key_is_examined(amws_run, factor
     from reference_server.app import create_app
     from reference_server.cli import build_server
 
-    server = build_server(":memory:", amws_run.reference_faults)
+    server = build_server(":memory:", amws_run.active_faults)
     app, keys = create_app(server), bootstrap.profile(server, "http://amws")["keys"]
     full, control = (
         {"Authorization": keys["full"]},

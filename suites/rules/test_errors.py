@@ -8,7 +8,6 @@ every keyed operation with a UUID path parameter.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -230,32 +229,20 @@ def test_rejected_values_are_not_echoed(api, factories) -> None:
     assert answer.status_code == 400 and marker not in answer.text
 
 
-def advance(control: Any, seconds: float) -> None:
-    """Move the reference server's clock (the control url may or may not end in /_reference)."""
-    path = (
-        "/clock"
-        if control.base_url.path.rstrip("/").endswith("/_reference")
-        else "/_reference/clock"
-    )
-    control.put(path, json={"advance_seconds": seconds}).raise_for_status()
-
-
 def _fields_of(answer: Any) -> set[str]:
     return set(re.findall(r"@([^:]+):", answer.json()["reason"]))
 
 
 @pytest.mark.rule("ERR-422-FINAL")
-def test_422_is_final(api, factories, amws_run) -> None:
+def test_422_is_final(api, factories, control_or_none) -> None:
     body = factories.location(name=factories.too_long("createLocation", "name"))
     first = api.post(f"{V1}/locations", json=body)
     assert first.status_code == 422
     for _ in range(2):
         again = api.post(f"{V1}/locations", json=body)
         assert again.status_code == 422 and _fields_of(again) == _fields_of(first)
-    control = amws_run.control()
-    if control is not None:  # waiting changes nothing either
-        with control:
-            advance(control, 120)
+    if control_or_none is not None:  # waiting changes nothing either
+        control_or_none.advance(120)
         assert api.post(f"{V1}/locations", json=body).status_code == 422
 
 
@@ -282,15 +269,8 @@ def test_451_is_final(api, factories) -> None:
 @pytest.mark.rule("ERR-429-TEMPORARY")
 @pytest.mark.rate_limit
 @pytest.mark.requires("rate_limit")
-def test_429_is_temporary(api, client, factories, amws_run) -> None:
-    limited, control = client("rate_limit"), amws_run.control()
-
-    def wait(seconds: float) -> None:
-        if control is None:
-            time.sleep(seconds)
-        else:
-            advance(control, seconds)
-
+def test_429_is_temporary(api, client, factories, control_or_none, wait) -> None:
+    limited = client("rate_limit")
     try:
         wait(180)  # start from a full bucket (2000 units refill in 150 s)
         for _ in range(200):
@@ -312,6 +292,5 @@ def test_429_is_temporary(api, client, factories, amws_run) -> None:
             delay *= 2
         assert answer.status_code == 201, "the identical request did not succeed after waiting"
     finally:
-        if control is not None:
-            wait(180)  # leave the bucket full for the next test
-            control.close()
+        if control_or_none is not None:
+            control_or_none.advance(180)  # leave the bucket full for the next test

@@ -76,18 +76,6 @@ def _assert_not_staged(api: Any, data: bytes) -> None:
     assert api.delete(f"{FILES}/{response.json()['uuid']}").status_code == 200
 
 
-def _clock_path(control: Any) -> str:
-    """The control plane's clock, whether the client is based at /_reference or at the server."""
-    inside = str(control.base_url).rstrip("/").endswith("/_reference")
-    return "/clock" if inside else "/_reference/clock"
-
-
-def _advance(control: Any, seconds: float) -> None:
-    """Move the reference server's clock forward."""
-    response = control.put(_clock_path(control), json={"advance_seconds": seconds})
-    assert response.status_code == 200, response.text
-
-
 def _assert_json_refusal(response: Any, status: int) -> None:
     assert response.status_code == status, (response.status_code, response.text)
     assert response.json()["code"] == status
@@ -259,7 +247,7 @@ def test_upload_costs_50_and_delete_10(api, client, control, factories, ledger, 
     for_delete = [_staged(api, _jpeg(factories, (64, 48))) for _ in range(deletes)]
     images = [_jpeg(factories, (64, 48)) for _ in range(capacity // upload_cost + 20)]
     # Time moves on until the bucket is surely full again, whatever used it before.
-    _advance(control, capacity / per_second + 5)
+    control.advance(capacity / per_second + 5)
     staged_by_limited: list[str] = []
     started = time.monotonic()
     try:
@@ -281,7 +269,7 @@ def test_upload_costs_50_and_delete_10(api, client, control, factories, ledger, 
             api.delete(f"{FILES}/{staged}")
             ledger.forget(staged)
         # Leave the bucket full for whoever uses the key next.
-        _advance(control, capacity / per_second + 5)
+        control.advance(capacity / per_second + 5)
     assert refused is not None and refused.status_code == 429, "the bucket never ran out"
     assert refused.headers.get("retry-after", "").isdigit()
     left = capacity - deletes * delete_cost

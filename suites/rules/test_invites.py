@@ -2,24 +2,22 @@
 locations, field checks, the watchlist refusal and the assumed update; the cancel and status
 operations are exercised with the lifecycle in test_visit_lifecycle.py.
 
-Instants are taken from the target's clock (the control plane's when there is one), so a run
-whose clock was moved still builds windows that are open, past or future as intended.
+Instants are taken from the target's clock (the control plane's when there is one); the calls
+are the shared ones of _invites.py.
 """
 
 from __future__ import annotations
 
 import uuid as uuidlib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
 
 from fixtures._limits import length_range
+from suites.rules._invites import INVITES, InviteCalls, instant, iso, new_host
 
-INVITES = "/api/ws/v1/invites"
 READ_FIELDS = {
     "registrationId", "visitorId", "firstName", "lastName", "email", "mobile", "identityNumber",
     "alternativeNumber", "visitType", "activation", "expiry", "location", "hostUser",
@@ -37,105 +35,14 @@ SPELLINGS = {
 
 
 # -- helpers ------------------------------------------------------------------------------
-def iso(moment: datetime) -> str:
-    """A UTC instant in the request format, with milliseconds."""
-    moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{moment.microsecond // 1000:03d}Z"
-
-
-def instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def control_path(control: httpx.Client, name: str) -> str:
-    """``name`` under /_reference, whether the control client's base already ends there."""
-    inside = control.base_url.path.rstrip("/").endswith("/_reference")
-    return f"/{name}" if inside else f"/_reference/{name}"
-
-
-@contextmanager
-def settings(control: httpx.Client, **changes: Any) -> Iterator[None]:
-    """Administrator settings changed for the block, the old values put back afterwards."""
-    path = control_path(control, "settings")
-    before = control.get(path).json()
-    assert control.put(path, json=changes).status_code == 200
-    try:
-        yield
-    finally:
-        control.put(path, json={k: before[k] for k in changes}).raise_for_status()
-
-
 def refused(response: httpx.Response, field: str, status: int = 422) -> None:
     assert response.status_code == status, (field, response.status_code, response.text)
     assert field in response.json()["reason"], (field, response.json()["reason"])
 
 
-class Invites:
-    """The invitation calls of the tests, bound to the run's client, factories and a host."""
-
-    def __init__(self, api: Any, factories: Any, host: str, control: httpx.Client | None):
-        self.api, self.factories, self.host, self.control = api, factories, host, control
-
-    def now(self) -> datetime:
-        """The target's now: its control-plane clock where it has one, else the wall clock."""
-        if self.control is None:
-            return datetime.now(UTC)
-        return instant(self.control.get(control_path(self.control, "clock")).json()["now"])
-
-    def body(self, start_h: float = -1, hours: float = 8, **fields: Any) -> dict[str, Any]:
-        """A valid body whose window starts ``start_h`` hours from now; None leaves a field out."""
-        start = self.now() + timedelta(hours=start_h)
-        end = start + timedelta(hours=hours)
-        made = self.factories.invite(self.host, activation=iso(start), expiry=iso(end))
-        return {k: v for k, v in {**made, **fields}.items() if v is not None}
-
-    def post(self, sent: dict[str, Any] | None = None, **fields: Any) -> httpx.Response:
-        return self.api.post(INVITES, json=sent if sent is not None else self.body(**fields))
-
-    def create(self, sent: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
-        response = self.post(sent, **fields)
-        assert response.status_code == 201, response.text
-        return response.json()
-
-    def new(self, **fields: Any) -> str:
-        return self.create(**fields)["registrationId"]
-
-    def read(self, registration: str) -> dict[str, Any]:
-        response = self.api.get(f"{INVITES}/{registration}")
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    def status(self, registration: str) -> str:
-        response = self.api.get(f"{INVITES}/{registration}/status")
-        assert response.status_code == 200, response.text
-        assert response.json()["registrationId"] == registration
-        return response.json()["status"]
-
-    def put(self, registration: str, **fields: Any) -> httpx.Response:
-        return self.api.put(f"{INVITES}/{registration}", json=fields)
-
-    def move(self, registration: str, status: str) -> httpx.Response:
-        return self.api.put(f"{INVITES}/{registration}/status", json={"status": status})
-
-    def entries(self, **params: Any) -> list[dict[str, Any]]:
-        """Every invitation list entry, walked page by page."""
-        query = {k: v for k, v in params.items() if v is not None}
-        found: list[dict[str, Any]] = []
-        while True:
-            page = self.api.get(INVITES, params={**query, "start": len(found), "limit": 1000})
-            found += page.json()["entries"]
-            if not page.json()["entries"] or len(found) >= page.json()["totalCount"]:
-                return found
-
-
 @pytest.fixture(scope="module")
-def inv(amws_run: Any, api: Any, factories: Any) -> Iterator[Invites]:
-    user = api.post("/api/ws/v1/users", json=factories.user())
-    assert user.status_code == 201, user.text
-    control = amws_run.control()
-    yield Invites(api, factories, user.json()["uuid"], control)
-    if control is not None:
-        control.close()
+def inv(api: Any, factories: Any, control_or_none: Any) -> InviteCalls:
+    return InviteCalls(api, factories, new_host(api, factories), control_or_none)
 
 
 # -- create, read, not found ----------------------------------------------------------------
@@ -303,10 +210,10 @@ def test_location_given_by_uuid_or_by_name(inv, api, factories) -> None:
 @pytest.mark.requires("control")
 def test_unknown_location_name_follows_the_administrator_setting(inv, control, factories) -> None:
     unknown, registration = factories.tag("nowhere"), inv.new()
-    with settings(control, location_name_tolerant=False):
+    with control.settings_changed(location_name_tolerant=False):
         refused(inv.post(location=unknown), "location")
         refused(inv.put(registration, location=unknown), "location")
-    with settings(control, location_name_tolerant=True):
+    with control.settings_changed(location_name_tolerant=True):
         inv.create(location=unknown)
         assert inv.put(registration, location=unknown).status_code == 200
 
@@ -320,7 +227,7 @@ def test_first_name_is_mandatory(inv) -> None:
 @pytest.mark.rule("INV-MANDATORY-FIELDS-DEFAULT")
 @pytest.mark.requires("control")
 def test_mandatory_visitor_fields_follow_the_administrator_setting(inv, control, factories):
-    with settings(control, mandatory_visitor_fields=["firstName", "identityNumber"]):
+    with control.settings_changed(mandatory_visitor_fields=["firstName", "identityNumber"]):
         refused(inv.post(), "identityNumber")
         inv.create(identityNumber=factories.tag("id"))
 

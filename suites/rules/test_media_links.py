@@ -18,9 +18,9 @@ import re
 import secrets
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -107,19 +107,12 @@ def _photo_links(api: Any, factories: Any, profile: Any) -> tuple[Link, Link]:
     return _links(profile, _with_photo(api, factories)[1].json())
 
 
-def _clock_path(control: Any) -> str:
-    inside = str(control.base_url).rstrip("/").endswith("/_reference")
-    return "/clock" if inside else "/_reference/clock"
-
-
-def _advance(control: Any, seconds: float) -> None:
-    response = control.put(_clock_path(control), json={"advance_seconds": seconds})
-    assert response.status_code == 200, response.text
-
-
-def _get(api: Any, link: Link, clock: Any, url: str | None = None, **kw: Any) -> httpx.Response:
+def _get(
+    api: Any, link: Link, wait: Callable[[float], None], url: str | None = None, **kw: Any
+) -> httpx.Response:
     """GET a link (``url``: an altered form of it). The per-address allowance is shared by all
-    link tests, so a 429 is waited out (by moving the reference clock where there is one).
+    link tests, so a 429 is waited out (``wait``: by moving the reference clock where there is
+    one).
 
     The file route's 200 carries the stored type (LINK-FILE-ATTACHMENT: image/jpeg for a JPEG)
     while openapi.yaml lists only application/octet-stream there, so that route's 200 is left
@@ -130,11 +123,7 @@ def _get(api: Any, link: Link, clock: Any, url: str | None = None, **kw: Any) ->
         if response.status_code != 429:
             break
         advised = response.headers.get("retry-after", "")
-        wait = int(advised) if advised.isdigit() else 5
-        if clock is not None:
-            _advance(clock, wait)
-        else:
-            time.sleep(wait)
+        wait(int(advised) if advised.isdigit() else 5)
     if on_file and response.status_code != 200:
         violations = check(spec.operation("getSignedFile"), None, response)
         assert not violations, "; ".join(str(v) for v in violations)
@@ -162,30 +151,10 @@ def _allowance() -> int:
     return int(found.group(1))
 
 
-@pytest.fixture(scope="module")
-def clock(amws_run: Any) -> Iterator[Any]:
-    """The control plane where the target has one, else None (link tests run either way)."""
-    found = amws_run.control()
-    yield found
-    if found is not None:
-        found.close()
-
-
-@pytest.fixture
-def restored_clock(control: Any) -> Iterator[Any]:
-    """Moves the server clock forward for one test, then back to where it would have been."""
-    text = control.get(_clock_path(control)).json()["now"]
-    server_start = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    started = time.monotonic()
-    yield lambda seconds: _advance(control, seconds)
-    now = server_start + timedelta(seconds=time.monotonic() - started)
-    control.put(_clock_path(control), json={"now": now.astimezone(UTC).isoformat()})
-
-
 # -- handed out on records -------------------------------------------------------------------
 @pytest.mark.rule("LINK-ON-RECORD")
 @pytest.mark.parametrize("resource", [PERSONS, USERS], ids=["person", "user"])
-def test_reads_hand_out_working_links(api, clock, factories, profile, resource: str) -> None:
+def test_reads_hand_out_working_links(api, wait, factories, profile, resource: str) -> None:
     body = factories.person() if resource == PERSONS else factories.user()
     bare = api.get(f"{resource}/{api.post(resource, json=body).json()['uuid']}").json()
     assert bare["photo"] is None and bare["thumbnail"] is None
@@ -193,23 +162,23 @@ def test_reads_hand_out_working_links(api, clock, factories, profile, resource: 
     assert (photo.route, thumbnail.route) == ("file", "thumbnail")
     for link in (photo, thumbnail):
         assert _UUID.match(link.entity) and link.expires.isdigit(), link
-        assert _get(api, link, clock).status_code == 200, link.url
+        assert _get(api, link, wait).status_code == 200, link.url
 
 
 @pytest.mark.rule("LINK-THUMBNAIL-IMAGE")
-def test_thumbnail_link_serves_an_image(api, clock, factories, profile) -> None:
+def test_thumbnail_link_serves_an_image(api, wait, factories, profile) -> None:
     _, thumbnail = _photo_links(api, factories, profile)
-    response = _get(api, thumbnail, clock)
+    response = _get(api, thumbnail, wait)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("image/")
     assert _decoded(response.content).size[0] > 0
 
 
 @pytest.mark.rule("LINK-FILE-ATTACHMENT")
-def test_file_link_is_offered_as_a_download(api, clock, factories, profile) -> None:
+def test_file_link_is_offered_as_a_download(api, wait, factories, profile) -> None:
     photo, _ = _photo_links(api, factories, profile)
     for name in (photo.filename, "portrait-2024.jpg"):
-        response = _get(api, photo, clock, photo.altered(filename=name))
+        response = _get(api, photo, wait, photo.altered(filename=name))
         assert response.status_code == 200, name
         disposition = response.headers.get("content-disposition", "")
         assert disposition.lower().startswith("attachment"), disposition
@@ -220,15 +189,15 @@ def test_file_link_is_offered_as_a_download(api, clock, factories, profile) -> N
 
 # -- authorization and signature ------------------------------------------------------------
 @pytest.mark.rule("LINK-NO-AUTHORIZATION")
-def test_links_ignore_the_authorization_header(api, clock, factories, profile) -> None:
+def test_links_ignore_the_authorization_header(api, wait, factories, profile) -> None:
     for link in _photo_links(api, factories, profile):
-        plain = _get(api, link, clock)
+        plain = _get(api, link, wait)
         assert plain.status_code == 200
         assert "authorization" not in plain.request.headers  # really sent without a key
         headers = ["k" * 64, "short", f"Bearer {'0' * 64}"]
         headers += [profile.key(n) for n in ("disabled", "none") if profile.has_key(n)]
         for header in headers:
-            response = _get(api, link, clock, headers={"Authorization": header})
+            response = _get(api, link, wait, headers={"Authorization": header})
             assert response.status_code == 200, (link.route, response.text[:200])
             assert response.content == plain.content
 
@@ -236,17 +205,19 @@ def test_links_ignore_the_authorization_header(api, clock, factories, profile) -
 @pytest.mark.rule("LINK-NO-AUTHORIZATION")
 @pytest.mark.rate_limit
 @pytest.mark.requires("control")
-def test_links_draw_nothing_from_the_key_bucket(api, client, control, factories, profile) -> None:
+def test_links_draw_nothing_from_the_key_bucket(
+    api, client, control, wait, factories, profile
+) -> None:
     limited = client("rate_limit")
     size = profile.bucket("rate_limit")
     capacity, per_second = size["capacity"], size["refill_per_minute"] / 60
     cost = spec.operation("downloadPhoto").rate_cost or 0
     read = _with_photo(api, factories)[1]
     photo, thumbnail = _links(profile, read.json())
-    _advance(control, capacity / per_second + 5)  # the key's bucket is full again
+    control.advance(capacity / per_second + 5)  # the key's bucket is full again
     header = {"Authorization": profile.key("rate_limit") or ""}
     for link in (photo, thumbnail) * 5:
-        assert _get(api, link, control, headers=header).status_code == 200
+        assert _get(api, link, wait, headers=header).status_code == 200
     downloads, started = 0, time.monotonic()
     for _ in range(capacity // cost + 10):
         response = limited.get(f"{PHOTOS}/photo/{read.json()['photoId']}", retry_429=False)
@@ -254,19 +225,20 @@ def test_links_draw_nothing_from_the_key_bucket(api, client, control, factories,
             break
         downloads += 1
     elapsed = time.monotonic() - started
-    _advance(control, capacity / per_second + 5)
+    control.advance(capacity / per_second + 5)
     assert response.status_code == 429
     # Had the ten links drawn units, fewer downloads would have fitted the full bucket.
     assert downloads >= capacity // cost, (downloads, capacity, cost, elapsed)
 
 
 @pytest.mark.rule("LINK-SIGNATURE-ALGORITHM")
-def test_signature_is_an_hmac_over_entity_and_expiry(api, clock, factories, profile) -> None:
+def test_signature_is_an_hmac_over_entity_and_expiry(
+    api, control_or_none, wait, factories, profile
+) -> None:
     _, read = _with_photo(api, factories)
     photo, thumbnail = _links(profile, read.json())
-    if clock is not None:
-        text = clock.get(_clock_path(clock)).json()["now"]
-        issued = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if control_or_none is not None:
+        issued = control_or_none.now()
     elif "date" in read.headers:
         issued = parsedate_to_datetime(read.headers["date"])
     else:
@@ -282,22 +254,22 @@ def test_signature_is_an_hmac_over_entity_and_expiry(api, clock, factories, prof
         # The signature covers only entity and expiry: not the route, not the file name.
         assert photo.signature == thumbnail.signature
         moved = thumbnail.altered(signature=photo.signature, filename="t.jpg")
-        assert _get(api, thumbnail, clock, moved).status_code == 200
+        assert _get(api, thumbnail, wait, moved).status_code == 200
 
 
 @pytest.mark.rule("LINK-FILENAME-COSMETIC")
-def test_filename_segment_is_cosmetic(api, clock, factories, profile) -> None:
+def test_filename_segment_is_cosmetic(api, wait, factories, profile) -> None:
     for link in _photo_links(api, factories, profile):
-        original = _get(api, link, clock)
+        original = _get(api, link, wait)
         assert original.status_code == 200
         for name in ("renamed.png", "x", "a%20name%20with%20spaces.jpg"):
-            response = _get(api, link, clock, link.altered(filename=name))
+            response = _get(api, link, wait, link.altered(filename=name))
             assert response.status_code == 200, (link.route, name)
             assert response.content == original.content
 
 
 @pytest.mark.rule("LINK-401-ALTERED")
-def test_altered_link_is_401(api, clock, factories, profile, ledger) -> None:
+def test_altered_link_is_401(api, wait, factories, profile, ledger) -> None:
     photo, thumbnail = _photo_links(api, factories, profile)
     other, _ = _photo_links(api, factories, profile)
     for link in (photo, thumbnail):
@@ -312,84 +284,84 @@ def test_altered_link_is_401(api, clock, factories, profile, ledger) -> None:
             link.altered(entity=ledger.fresh_uuid()),
         ]
         for url in altered:
-            _assert_refused(_get(api, link, clock, url), 401)
+            _assert_refused(_get(api, link, wait, url), 401)
 
 
 @pytest.mark.rule("LINK-401-OTHER-ENVIRONMENT")
-def test_link_signed_for_another_environment_is_401(api, clock, factories, profile) -> None:
+def test_link_signed_for_another_environment_is_401(api, wait, factories, profile) -> None:
     for link in _photo_links(api, factories, profile):
         # The same entity and expiry, signed the same way with another deployment's secret.
         message = f"{link.entity}:{link.expires}".encode()
         digest = hmac.new(secrets.token_bytes(32), message, hashlib.sha256).digest()
         elsewhere = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-        _assert_refused(_get(api, link, clock, link.altered(signature=elsewhere)), 401)
+        _assert_refused(_get(api, link, wait, link.altered(signature=elsewhere)), 401)
 
 
 # -- malformed links ------------------------------------------------------------------------
 @pytest.mark.rule("LINK-400-BLANK-SEGMENT")
-def test_blank_segment_is_400(api, clock, factories, profile) -> None:
+def test_blank_segment_is_400(api, wait, factories, profile) -> None:
     for link in _photo_links(api, factories, profile):
         for segment in ("entity", "expires", "signature", "filename"):
             for blank in ("%20", "%20%09"):
-                response = _get(api, link, clock, link.altered(**{segment: blank}))
+                response = _get(api, link, wait, link.altered(**{segment: blank}))
                 _assert_refused(response, 400)
 
 
 @pytest.mark.rule("LINK-422-BAD-UUID")
-def test_non_uuid_entity_is_422(api, clock, factories, profile) -> None:
+def test_non_uuid_entity_is_422(api, wait, factories, profile) -> None:
     for link in _photo_links(api, factories, profile):
         for entity in ("not-a-uuid", "12345", link.entity[:-1]):
-            _assert_refused(_get(api, link, clock, link.altered(entity=entity)), 422)
+            _assert_refused(_get(api, link, wait, link.altered(entity=entity)), 422)
 
 
 @pytest.mark.rule("LINK-422-EXPIRES-NOT-NUMBER")
-def test_non_numeric_expiry_is_422(api, clock, factories, profile) -> None:
+def test_non_numeric_expiry_is_422(api, wait, factories, profile) -> None:
     for link in _photo_links(api, factories, profile):
         for expires in ("soon", "2030-01-01T00:00:00Z", f"{link.expires}.5", "1e13"):
-            _assert_refused(_get(api, link, clock, link.altered(expires=expires)), 422)
+            _assert_refused(_get(api, link, wait, link.altered(expires=expires)), 422)
 
 
 # -- lifetime and gone content ------------------------------------------------------------
 @pytest.mark.rule("LINK-404-EMPTY")
 @pytest.mark.requires("control")
-def test_link_to_empty_stored_content_is_404(api, control, factories, profile) -> None:
-    uuid, read = _with_photo(api, factories, PERSONS)
+def test_link_to_empty_stored_content_is_404(api, control, wait, factories, profile) -> None:
+    _, read = _with_photo(api, factories, PERSONS)
     links = _links(profile, read.json())
     photo_id = read.json()["photoId"]
-    assert control.delete(f"/_reference/photos/{photo_id}/content").status_code == 200
+    control.empty_photo(photo_id)
     for link in links:
-        _assert_refused(_get(api, link, control), 404)
+        _assert_refused(_get(api, link, wait), 404)
 
 
 @pytest.mark.rule("LINK-404-NONE")
 @pytest.mark.parametrize("resource", [PERSONS, USERS], ids=["person", "user"])
-def test_link_to_deleted_photo_is_404(api, clock, factories, profile, resource: str) -> None:
+def test_link_to_deleted_photo_is_404(api, wait, factories, profile, resource: str) -> None:
     # Stored content with no bytes cannot be made through the API; what a client observes is
     # that a correctly signed link either serves bytes or answers 404, never an empty 200.
     uuid, read = _with_photo(api, factories, resource)
     links = _links(profile, read.json())
     for link in links:
-        response = _get(api, link, clock)
+        response = _get(api, link, wait)
         assert response.status_code == 200 and len(response.content) > 0
     assert api.delete(f"{resource}/{uuid}").status_code == 200
     for link in links:
-        _assert_refused(_get(api, link, clock), 404)
+        _assert_refused(_get(api, link, wait), 404)
 
 
 @pytest.mark.rule("LINK-VALIDITY-30-DAYS", "LINK-412-EXPIRED")
 @pytest.mark.requires("control")
-def test_link_is_valid_for_30_days_then_412(api, control, factories, profile, restored_clock):
+def test_link_is_valid_for_30_days_then_412(api, wait, factories, profile, restored_clock):
     links = _photo_links(api, factories, profile)
     restored_clock(30 * DAY - 120)
     for link in links:
-        assert _get(api, link, control).status_code == 200, link.route
+        assert _get(api, link, wait).status_code == 200, link.route
     restored_clock(240)
     for link in links:
-        _assert_refused(_get(api, link, control), 412)
+        _assert_refused(_get(api, link, wait), 412)
     restored_clock(DAY)  # 31 days: still 412, whatever the file name
     for link in links:
-        _assert_refused(_get(api, link, control), 412)
-        _assert_refused(_get(api, link, control, link.altered(filename="renamed.jpg")), 412)
+        _assert_refused(_get(api, link, wait), 412)
+        _assert_refused(_get(api, link, wait, link.altered(filename="renamed.jpg")), 412)
 
 
 # -- throttling -------------------------------------------------------------------------------
@@ -411,15 +383,15 @@ def _browser(fresh_address: bool) -> httpx.Client:
 @pytest.mark.rule("LINK-429-PER-ADDRESS", "LINK-RATE-ALLOWANCE")
 @pytest.mark.slow
 @pytest.mark.rate_limit
-def test_links_are_throttled_per_address(api, clock, factories, profile) -> None:
+def test_links_are_throttled_per_address(api, control_or_none, factories, profile) -> None:
     photo, thumbnail = _photo_links(api, factories, profile)
     allowance = _allowance()
     # On a loopback target each client can leave from its own address, which starts with a
     # whole allowance; elsewhere the run's own address is used (made fresh by the clock, if any).
     loopback = _loopback(profile)
-    if not loopback and clock is not None:
-        _advance(clock, 61)
-    exact = loopback or clock is not None
+    if not loopback and control_or_none is not None:
+        control_or_none.advance(61)
+    exact = loopback or control_or_none is not None
     # Different links, names and keys: the count is per address, not per link or per key.
     keys = [None, "k" * 64, profile.key("full")]
     statuses: list[int] = []
@@ -443,5 +415,5 @@ def test_links_are_throttled_per_address(api, clock, factories, profile) -> None
             with _browser(True) as elsewhere:
                 assert elsewhere.get(photo.url).status_code == 200, "another address was throttled"
     finally:
-        if not loopback and clock is not None:
-            _advance(clock, 61)  # the run's own address may fetch links again
+        if not loopback and control_or_none is not None:
+            control_or_none.advance(61)  # the run's own address may fetch links again

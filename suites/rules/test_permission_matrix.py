@@ -26,6 +26,7 @@ import pytest
 
 import spec
 from fixtures import jpeg_bytes
+from harness import ControlPlane
 
 API = "/api/ws/v1"
 RELAY_CONTROL = "Access Control Point Relay Control"
@@ -236,25 +237,10 @@ def _created(
     return any(row.get(field) == json[field] for row in rows)
 
 
-def _relay_count(control: Any, point: str, full: bool) -> int:
+def _relay_count(control: ControlPlane, point: str, full: bool) -> int:
     """Firings of the point by the full key (``full``), or by anything else."""
-    events = control.get(_control_path(control, "hardware/relay-events")).json()
+    events = control.relay_events()
     return sum(1 for e in events if e.get("point") == point and (e.get("key") == "full") is full)
-
-
-def _control_path(control: Any, tail: str) -> str:
-    """The control plane's path, whether its client is based at the server or at /_reference."""
-    based = str(control.base_url).rstrip("/").endswith("/_reference")
-    return tail if based else f"/_reference/{tail}"
-
-
-@pytest.fixture(scope="module")
-def relays(amws_run: Any) -> Any:
-    """The control plane where the target has one (relay events), else None."""
-    found = amws_run.control()
-    yield found
-    if found is not None:
-        found.close()
 
 
 @pytest.fixture(scope="module")
@@ -272,7 +258,7 @@ def _caller(client: Any, way: str) -> tuple[Any, dict[str, str]]:
 
 @pytest.mark.parametrize(("op_id", "way"), _cases())
 def test_permission_matrix(
-    api, client, factories, profile, relays, shared, op_id: str, way: str
+    api, client, factories, profile, control_or_none, shared, op_id: str, way: str
 ) -> None:
     op = spec.operation(op_id)
     kind, expected = _kind(op), _expected(op, way)
@@ -288,7 +274,8 @@ def test_permission_matrix(
     read = _read_path(path) if kind == "change" else None
     before = _snapshot(api, read) if read else None
     by_full = way == "full"
-    fired = _relay_count(relays, params["uuid"], by_full) if kind == "trigger" and relays else None
+    relays = control_or_none if kind == "trigger" else None  # relay events, where observable
+    fired = _relay_count(relays, params["uuid"], by_full) if relays is not None else None
 
     response = caller.request(op.method, path, json=json, files=files, headers=headers)
 

@@ -2,23 +2,31 @@
 the read, duplicates, full replacement, not-found and the missing list-all.
 
 Every limit, enum and pattern comes from the spec (fixtures/_limits.py). Person search and the
-delete cascade are in test_person_search.py; photo staging and downloads in test_photos.py.
+delete cascade are in test_people_search.py; photo staging and downloads in test_photos.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 import spec
 from fixtures._limits import body_schema, enum_values, field_schema
-from fixtures.images import jpeg_bytes
+from suites.rules._people import (
+    PERSON,
+    check_read_field_names,
+    created,
+    email_of_length,
+    instant,
+    live_references,
+    read_record,
+    refused,
+    sized,
+    staged_photo,
+)
 
-PERSONS = "/api/ws/v1/persons"
-CREDENTIALS = "/api/ws/v1/credentials"
+PERSONS = PERSON.path
 BODY_FIELDS = [f for f in body_schema("createPerson")["properties"] if f != "photoUuid"]
 # Text fields whose only constraint is a length (no pattern, format or enum).
 PLAIN_TEXT = [
@@ -52,15 +60,8 @@ TIMESTAMPS = [
 
 
 # -- helpers -----------------------------------------------------------------------------
-def _created(response: Any) -> str:
-    assert response.status_code == 201, (response.status_code, response.text)
-    return response.json()["uuid"]
-
-
 def _read(api: Any, uuid: str) -> dict[str, Any]:
-    response = api.get(f"{PERSONS}/{uuid}")
-    assert response.status_code == 200, (response.status_code, response.text)
-    return response.json()
+    return read_record(api, PERSONS, uuid)
 
 
 def _stored(api: Any, body: dict[str, Any], field: str = "") -> list[str]:
@@ -72,60 +73,18 @@ def _stored(api: Any, body: dict[str, Any], field: str = "") -> list[str]:
     return [row["uuid"] for row in response.json()["entries"]]
 
 
-def _refused(response: Any, field: str) -> None:
-    assert response.status_code == 422, (field, response.status_code, response.text)
-    assert field in response.json()["reason"], (field, response.json()["reason"])
-
-
-def _sized(factories: Any, length: int) -> str:
-    """A run-tagged value of exactly ``length`` characters (unique, for the numbers)."""
-    return (factories.tag("len") + "x" * length)[:length]
-
-
-def _email_of_length(factories: Any, length: int) -> str:
-    domain = "@example.com"
-    local = (factories.tag("m") + "x" * length)[: length - len(domain)]
-    return local + domain
-
-
-def _instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-
-
-def _references(api: Any, factories: Any) -> dict[str, str]:
-    """A live record of each kind a person may point at."""
-    made = {}
-    for field, (path, op) in REFERENCES.items():
-        body = factories.location() if field == "location" else factories.named(op, field)
-        made[field] = _created(api.post(path, json=body))
-    return made
-
-
-def _staged_photo(api: Any, factories: Any) -> str:
-    """A fresh upload of a run-specific image (never the identical file of another upload)."""
-    text = f"{factories.run_id}:{factories.random.getrandbits(64)}"
-    data = jpeg_bytes(int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
-    upload = api.post("/api/ws/v1/files/upload", files={"file": ("photo.jpg", data, "image/jpeg")})
-    assert upload.status_code == 200, upload.text
-    return upload.json()["uuid"]
-
-
 # -- required ----------------------------------------------------------------------------
 @pytest.mark.rule("PERS-FIELD-REQUIRED")
 def test_first_name_is_required(api, factories) -> None:
     body = factories.person()
     del body["firstName"]
-    _refused(api.post(PERSONS, json=body), "firstName")
+    refused(api.post(PERSONS, json=body), "firstName")
     assert _stored(api, body) == [], "a person without firstName was stored"
 
-    alone = _created(api.post(PERSONS, json={"firstName": factories.tag("first")[:50]}))
-    uuid = _created(api.post(PERSONS, json=factories.person()))
+    alone = created(api.post(PERSONS, json={"firstName": factories.tag("first")[:50]}))
+    uuid = created(api.post(PERSONS, json=factories.person()))
     before = _read(api, uuid)
-    _refused(api.put(f"{PERSONS}/{uuid}", json={**body, "lastName": "changed"}), "firstName")
+    refused(api.put(f"{PERSONS}/{uuid}", json={**body, "lastName": "changed"}), "firstName")
     assert _read(api, uuid) == before
     assert _read(api, alone)["firstName"]
 
@@ -135,17 +94,17 @@ def test_first_name_is_required(api, factories) -> None:
 @pytest.mark.parametrize("field", PLAIN_TEXT)
 def test_text_length_limits(api, factories, field: str) -> None:
     high = field_schema("createPerson", field)["maxLength"]
-    at_limit = _sized(factories, high)
-    uuid = _created(api.post(PERSONS, json=factories.person(**{field: at_limit})))
+    at_limit = sized(factories, high)
+    uuid = created(api.post(PERSONS, json=factories.person(**{field: at_limit})))
     assert _read(api, uuid)[field] == at_limit, "a value at the limit was not stored as sent"
 
-    body = factories.person(**{field: _sized(factories, high + 1)})
-    _refused(api.post(PERSONS, json=body), field)
+    body = factories.person(**{field: sized(factories, high + 1)})
+    refused(api.post(PERSONS, json=body), field)
     assert _stored(api, body, field) == []
 
     before = _read(api, uuid)
-    over = factories.person(**{field: _sized(factories, high + 1)})
-    _refused(api.put(f"{PERSONS}/{uuid}", json=over), field)
+    over = factories.person(**{field: sized(factories, high + 1)})
+    refused(api.put(f"{PERSONS}/{uuid}", json=over), field)
     assert _read(api, uuid) == before
 
 
@@ -154,14 +113,14 @@ def test_text_length_limits(api, factories, field: str) -> None:
 def test_patterned_fields_length_limits(api, factories, field: str) -> None:
     high = field_schema("createPerson", field)["maxLength"]
     if field in EMAILS:
-        at_limit = _email_of_length(factories, high)
-        uuid = _created(api.post(PERSONS, json=factories.person(**{field: at_limit})))
+        at_limit = email_of_length(factories, high)
+        uuid = created(api.post(PERSONS, json=factories.person(**{field: at_limit})))
         assert _read(api, uuid)[field] == at_limit
-        over = _email_of_length(factories, high + 1)
+        over = email_of_length(factories, high + 1)
     else:  # an international number cannot reach the limit; only the excess is refused
         over = "+" + "1" * high
     body = factories.person(**{field: over})
-    _refused(api.post(PERSONS, json=body), field)
+    refused(api.post(PERSONS, json=body), field)
     assert _stored(api, body, field) == []
 
 
@@ -170,7 +129,7 @@ def test_patterned_fields_length_limits(api, factories, field: str) -> None:
 @pytest.mark.parametrize("field", ENUMS)
 def test_enum_fields_take_only_listed_values(api, factories, field: str) -> None:
     values = enum_values("createPerson", field)
-    uuid = _created(api.post(PERSONS, json=factories.person(**{field: values[0]})))
+    uuid = created(api.post(PERSONS, json=factories.person(**{field: values[0]})))
     for value in values:
         assert (
             api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: value})).status_code == 200
@@ -178,10 +137,10 @@ def test_enum_fields_take_only_listed_values(api, factories, field: str) -> None
         assert _read(api, uuid)[field] == value
     wrong = factories.wrong_enum("createPerson", field)
     body = factories.person(**{field: wrong})
-    _refused(api.post(PERSONS, json=body), field)
+    refused(api.post(PERSONS, json=body), field)
     assert _stored(api, body) == []
     for bad in (wrong, values[0].lower()):
-        _refused(api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: bad})), field)
+        refused(api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: bad})), field)
     assert _read(api, uuid)[field] == values[-1]
 
 
@@ -203,20 +162,20 @@ FORMATS = [
 def test_formatted_fields_refuse_other_layouts(api, factories, field, make, bad_values) -> None:
     """Dates are yyyy-MM-dd, e-mails addresses, phones international; others answer 422."""
     good = make(factories)
-    uuid = _created(api.post(PERSONS, json=factories.person(**{field: good})))
+    uuid = created(api.post(PERSONS, json=factories.person(**{field: good})))
     assert _read(api, uuid)[field] == good, "the value did not read back unchanged"
     for bad in bad_values:
         body = factories.person(**{field: bad})
-        _refused(api.post(PERSONS, json=body), field)
+        refused(api.post(PERSONS, json=body), field)
         assert _stored(api, body) == [], bad
-        _refused(api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: bad})), field)
+        refused(api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: bad})), field)
     assert _read(api, uuid)[field] == good
 
 
 @pytest.mark.rule("PERS-FIELD-PHONE")
 def test_extension_and_fax_are_only_length_checked(api, factories) -> None:
     body = factories.person(telephoneExtension="0821234567", fax="021 555 0100 ext. 4")
-    read = _read(api, _created(api.post(PERSONS, json=body)))
+    read = _read(api, created(api.post(PERSONS, json=body)))
     assert read["telephoneExtension"] == "0821234567"
     assert read["fax"] == "021 555 0100 ext. 4"
 
@@ -227,23 +186,23 @@ def test_extension_and_fax_are_only_length_checked(api, factories) -> None:
 def test_references_must_exist(api, factories, ledger, field: str) -> None:
     body = factories.person(**{field: ledger.fresh_uuid()})
     response = api.post(PERSONS, json=body)
-    _refused(response, field)
+    refused(response, field)
     assert _stored(api, body) == [], "the person was stored despite the bad reference"
 
-    uuid = _created(api.post(PERSONS, json=factories.person()))
+    uuid = created(api.post(PERSONS, json=factories.person()))
     before = _read(api, uuid)
     changed = factories.person(**{field: ledger.fresh_uuid()})
-    _refused(api.put(f"{PERSONS}/{uuid}", json=changed), field)
+    refused(api.put(f"{PERSONS}/{uuid}", json=changed), field)
     assert _read(api, uuid) == before
 
 
 @pytest.mark.rule("PERS-PHOTO-UUID-INVALID")
 def test_never_issued_photo_uuid_is_refused(api, factories, ledger) -> None:
     body = factories.person(photoUuid=ledger.fresh_uuid())
-    _refused(api.post(PERSONS, json=body), "photoUuid")
+    refused(api.post(PERSONS, json=body), "photoUuid")
     assert _stored(api, body) == []
 
-    uuid = _created(api.post(PERSONS, json=factories.person()))
+    uuid = created(api.post(PERSONS, json=factories.person()))
     before = _read(api, uuid)
     changed = factories.person(photoUuid=ledger.fresh_uuid())
     assert api.put(f"{PERSONS}/{uuid}", json=changed).status_code == 422
@@ -252,9 +211,9 @@ def test_never_issued_photo_uuid_is_refused(api, factories, ledger) -> None:
 
 @pytest.mark.rule("PERS-PHOTO-ATTACH")
 def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
-    uuid = _created(api.post(PERSONS, json=factories.person()))
+    uuid = created(api.post(PERSONS, json=factories.person()))
     assert _read(api, uuid)["hasPhoto"] is False
-    staged = _staged_photo(api, factories)
+    staged = staged_photo(api, factories)
     assert api.put(f"{PERSONS}/{uuid}", json=factories.person(photoUuid=staged)).status_code == 200
     read = _read(api, uuid)
     assert read["hasPhoto"] is True
@@ -263,7 +222,7 @@ def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
 
 @pytest.mark.rule("PERS-HAS-PHOTO-READ-ONLY")
 def test_has_photo_in_a_request_is_ignored(api, factories) -> None:
-    uuid = _created(api.post(PERSONS, json=factories.person(hasPhoto=True)))
+    uuid = created(api.post(PERSONS, json=factories.person(hasPhoto=True)))
     assert _read(api, uuid)["hasPhoto"] is False
     assert api.put(f"{PERSONS}/{uuid}", json=factories.person(hasPhoto=True)).status_code == 200
     assert _read(api, uuid)["hasPhoto"] is False
@@ -272,7 +231,7 @@ def test_has_photo_in_a_request_is_ignored(api, factories) -> None:
 # -- the read ----------------------------------------------------------------------------
 def _full_body(api: Any, factories: Any) -> dict[str, Any]:
     """A body filling every person field (values chosen by each field's schema)."""
-    body = {**factories.person(), **_references(api, factories)}
+    body = {**factories.person(), **live_references(api, factories, REFERENCES)}
     for i, field in enumerate(f for f in BODY_FIELDS if f not in body):
         schema = field_schema("createPerson", field)
         if field in TIMESTAMPS:  # sent with a +02:00 offset, read back in UTC
@@ -286,7 +245,7 @@ def _full_body(api: Any, factories: Any) -> dict[str, Any]:
         elif field in EMAILS or field in PHONES:
             body[field] = factories.email() if field in EMAILS else factories.phone()
         else:
-            body[field] = _sized(factories, min(schema["maxLength"], 30))
+            body[field] = sized(factories, min(schema["maxLength"], 30))
     return body
 
 
@@ -294,11 +253,11 @@ def _full_body(api: Any, factories: Any) -> dict[str, Any]:
 def test_read_returns_the_whole_stored_record(api, factories) -> None:
     body = _full_body(api, factories)
     assert set(BODY_FIELDS) <= set(body), set(BODY_FIELDS) - set(body)
-    read = _read(api, _created(api.post(PERSONS, json=body)))
+    read = _read(api, created(api.post(PERSONS, json=body)))
     for field, sent in body.items():
         if field in TIMESTAMPS:
             assert read[field].endswith("Z"), (field, read[field])
-            assert _instant(read[field]) == _instant(sent), field
+            assert instant(read[field]) == instant(sent), field
         else:
             assert read[field] == sent, (field, read[field], sent)
     assert read["hasPhoto"] is False
@@ -306,18 +265,15 @@ def test_read_returns_the_whole_stored_record(api, factories) -> None:
 
 @pytest.mark.rule("PERS-ADDRESS-FIELD-NAMES")
 def test_address_blocks_use_their_field_names(api, factories) -> None:
-    values = {field: _sized(factories, 50) for field in ADDRESS_FIELDS}
-    read = _read(api, _created(api.post(PERSONS, json=factories.person(**values))))
+    values = {field: sized(factories, 50) for field in ADDRESS_FIELDS}
+    read = _read(api, created(api.post(PERSONS, json=factories.person(**values))))
     assert {field: read.get(field) for field in ADDRESS_FIELDS} == values
 
 
 @pytest.mark.rule("PERS-READ-FIELD-NAMES")
 def test_read_carries_the_request_names_and_photo_fields(api, factories) -> None:
-    read = _read(api, _created(api.post(PERSONS, json=factories.person())))
-    expected = {*BODY_FIELDS, "uuid", "hasPhoto", "photoId", "photo", "thumbnail"}
-    assert expected <= set(read), f"missing {sorted(expected - set(read))}"
-    assert "photoUuid" not in read
-    assert (read["photoId"], read["photo"], read["thumbnail"]) == (None, None, None)
+    read = _read(api, created(api.post(PERSONS, json=factories.person())))
+    check_read_field_names(read, set(BODY_FIELDS))
 
 
 # -- not found, no list ------------------------------------------------------------------
@@ -334,7 +290,7 @@ def test_unknown_person_answers_404(api, factories, ledger) -> None:
 
 @pytest.mark.rule("PERS-NO-LIST-ALL")
 def test_persons_cannot_be_listed_wholesale(api, factories) -> None:
-    _created(api.post(PERSONS, json=factories.person()))
+    created(api.post(PERSONS, json=factories.person()))
     # Not an operation of the spec: the global checks have nothing to compare with.
     response = api.get(PERSONS, checks=False)
     if 200 <= response.status_code < 300:
@@ -351,12 +307,12 @@ def test_persons_cannot_be_listed_wholesale(api, factories) -> None:
 @pytest.mark.parametrize("field", ["identityNumber", "staffIdNumber"])
 def test_duplicate_numbers_conflict(api, factories, field: str) -> None:
     number = factories.tag("dup")[:50]
-    first = _created(api.post(PERSONS, json=factories.person(**{field: number})))
+    first = created(api.post(PERSONS, json=factories.person(**{field: number})))
     body = factories.person(**{field: number})
     assert api.post(PERSONS, json=body).status_code == 409
     assert _stored(api, body) == [], "the duplicate was stored"
 
-    second = _created(api.post(PERSONS, json=factories.person()))
+    second = created(api.post(PERSONS, json=factories.person()))
     before = _read(api, second)
     assert (
         api.put(f"{PERSONS}/{second}", json=factories.person(**{field: number})).status_code == 409
@@ -369,13 +325,13 @@ def test_duplicate_numbers_conflict(api, factories, field: str) -> None:
     for value in ("", None):
         for _ in range(2):
             body = factories.person(**{"identityNumber": value, field: value})
-            _created(api.post(PERSONS, json={k: v for k, v in body.items() if v is not None}))
+            created(api.post(PERSONS, json={k: v for k, v in body.items() if v is not None}))
 
 
 @pytest.mark.rule("PERS-PUT-FULL-REPLACEMENT")
 def test_put_replaces_the_whole_record(api, factories) -> None:
     body = _full_body(api, factories)
-    uuid = _created(api.post(PERSONS, json=body))
+    uuid = created(api.post(PERSONS, json=body))
     first_name = factories.tag("only")[:50]
     assert api.put(f"{PERSONS}/{uuid}", json={"firstName": first_name}).status_code == 200
     read = _read(api, uuid)

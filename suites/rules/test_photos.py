@@ -10,8 +10,6 @@ from __future__ import annotations
 import hashlib
 import io
 import time
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -102,30 +100,6 @@ def _directives(header: str) -> dict[str, str | None]:
         if name:
             found[name.strip().lower()] = value.strip().strip('"') if value else None
     return found
-
-
-def _clock_path(control: Any) -> str:
-    """The control plane's clock, whether the client is based at /_reference or at the server."""
-    inside = str(control.base_url).rstrip("/").endswith("/_reference")
-    return "/clock" if inside else "/_reference/clock"
-
-
-def _advance(control: Any, seconds: float) -> None:
-    """Move the reference server's clock forward."""
-    response = control.put(_clock_path(control), json={"advance_seconds": seconds})
-    assert response.status_code == 200, response.text
-
-
-@pytest.fixture
-def restored_clock(control: Any) -> Iterator[Any]:
-    """Moves the server clock forward for one test, then back to where it would have been."""
-    text = control.get(_clock_path(control)).json()["now"]
-    server_start = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    started = time.monotonic()
-
-    yield lambda seconds: _advance(control, seconds)
-    now = server_start + timedelta(seconds=time.monotonic() - started)
-    control.put(_clock_path(control), json={"now": now.astimezone(UTC).isoformat()})
 
 
 # -- claiming through photoUuid ----------------------------------------------------------------
@@ -273,7 +247,7 @@ def test_photo_whose_stored_image_is_empty_is_404(api, factories, control) -> No
     # Storage that lost the bytes can only be staged through the reference control plane.
     _, read, _ = _with_photo(api, factories)
     photo_id = _photo_id(read)
-    assert control.delete(f"/_reference/photos/{photo_id}/content").status_code == 200
+    control.empty_photo(photo_id)
     for kind in KINDS:
         _assert_refused(api.get(f"{PHOTOS}/{kind}/{photo_id}"), 404)
 
@@ -301,7 +275,7 @@ def test_each_download_costs_50(api, client, control, factories, profile) -> Non
     capacity, per_second = size["capacity"], size["refill_per_minute"] / 60
     costs = {kind: spec.operation(f"download{kind.title()}").rate_cost or 0 for kind in KINDS}
     photo_id = _photo_id(_with_photo(api, factories)[1])
-    _advance(control, capacity / per_second + 5)
+    control.advance(capacity / per_second + 5)
     spent, refused, started = 0, None, time.monotonic()
     for attempt in range(capacity // min(costs.values()) + 20):
         kind = KINDS[attempt % 2]
@@ -311,7 +285,7 @@ def test_each_download_costs_50(api, client, control, factories, profile) -> Non
             break
         spent += costs[kind]
     elapsed = time.monotonic() - started
-    _advance(control, capacity / per_second + 5)
+    control.advance(capacity / per_second + 5)
     assert refused is not None and refused.status_code == 429, "the bucket never ran out"
     assert refused.headers.get("retry-after", "").isdigit()
     refilled = (elapsed + 1) * per_second

@@ -55,30 +55,6 @@ def _cost(op_id: str) -> int:
     return int(spec.operation(op_id).rate_cost or 0)
 
 
-class Waiter:
-    """Lets time pass: the control plane's clock where there is one, else real time."""
-
-    def __init__(self, control: httpx.Client | None) -> None:
-        self.control = control
-
-    def wait(self, seconds: float) -> None:
-        if self.control is None:
-            time.sleep(seconds)
-            return
-        based = str(self.control.base_url).rstrip("/").endswith("/_reference")
-        path = "clock" if based else "/_reference/clock"
-        moved = self.control.put(path, json={"advance_seconds": seconds})
-        assert moved.status_code == 200, "the control plane did not move the clock"
-
-
-@pytest.fixture(scope="module")
-def waiter(amws_run) -> Iterator[Waiter]:
-    control = amws_run.control()
-    yield Waiter(control)
-    if control is not None:
-        control.close()
-
-
 @pytest.fixture(scope="module")
 def bucket(profile) -> tuple[int, int]:
     """(capacity, refill per minute) the profile says the target enforces for rate_limit."""
@@ -87,10 +63,10 @@ def bucket(profile) -> tuple[int, int]:
 
 
 @pytest.fixture
-def rate(client, waiter, bucket) -> Any:
+def rate(client, wait, bucket) -> Any:
     """The rate_limit key's client, its bucket full again (refilled for its whole refill time)."""
     capacity, refill = bucket
-    waiter.wait(math.ceil(capacity * 60 / refill) + 1)
+    wait(math.ceil(capacity * 60 / refill) + 1)
     return client("rate_limit")
 
 
@@ -312,7 +288,7 @@ def test_a_full_bucket_holds_its_capacity_and_no_more(rate, api, factories, buck
 
 @pytest.mark.rule("RATE-REFILL-800-PER-MINUTE")
 def test_an_empty_bucket_refills_at_its_rate_up_to_capacity(
-    rate, api, factories, bucket, waiter
+    rate, api, factories, bucket, wait
 ) -> None:
     _documented_only(bucket)
     capacity, refill = bucket
@@ -320,14 +296,14 @@ def test_an_empty_bucket_refills_at_its_rate_up_to_capacity(
     send = _lists(rate)
     assert burst(send, _limit(capacity, refill, cost))[2] is not None, "never exhausted"
     started = time.monotonic()  # left after the 429: under one call's cost
-    waiter.wait(60)
+    wait(60)
     answered, _, refused = burst(send, _limit(capacity, refill, cost))
     seconds = time.monotonic() - started
     assert refused is not None
     low, high = refill // cost, math.floor((cost + refill + seconds * refill / 60) / cost)
     assert low <= answered <= high, f"one minute refilled {answered} calls, expected {low}..{high}"
     # A pause a minute longer than a whole refill fills the bucket to capacity, not beyond it.
-    waiter.wait(math.ceil(capacity * 60 / refill) + 60)
+    wait(math.ceil(capacity * 60 / refill) + 60)
     answered, seconds, refused = burst(send, _limit(capacity, refill, cost))
     assert refused is not None
     assert answered <= _window(capacity, refill, cost, seconds)[1], "the bucket grew past capacity"
@@ -378,17 +354,17 @@ def _drained_then_expensive(rate: Any, api: Any, factories: Any, bucket: Any) ->
 
 
 @pytest.mark.rule("RATE-RETRY-AFTER-HEADER", "RATE-RETRY-AFTER-LOWER-BOUND")
-def test_retry_after_is_whole_seconds_and_enough(rate, api, factories, bucket, waiter) -> None:
+def test_retry_after_is_whole_seconds_and_enough(rate, api, factories, bucket, wait) -> None:
     dear, refused = _drained_then_expensive(rate, api, factories, bucket)
     assert refused.status_code == 429
     seconds = _assert_retry_after(refused)
-    waiter.wait(seconds)
+    wait(seconds)
     assert dear(1).status_code == 200, f"still refused after waiting Retry-After ({seconds} s)"
 
 
 @pytest.mark.rule("RATE-BACKOFF-DOUBLING", "RATE-RETRY-AFTER-HEADER")
 def test_exhausted_key_keeps_getting_429_with_retry_after(
-    rate, api, factories, bucket, waiter
+    rate, api, factories, bucket, wait
 ) -> None:
     """The doubling rule binds clients; what it needs of the target is that every repeat while
     the bucket is short is again a 429 with a Retry-After, and that a client following the
@@ -396,12 +372,12 @@ def test_exhausted_key_keeps_getting_429_with_retry_after(
     dear, refused = _drained_then_expensive(rate, api, factories, bucket)
     for attempt in range(3):
         assert refused.status_code == 429, f"immediate repeat {attempt} was served"
-        wait = _assert_retry_after(refused)
+        delay = _assert_retry_after(refused)
         refused = dear(attempt)
     for _ in range(4):
-        waiter.wait(wait)
+        wait(delay)
         answer = dear(9)
         if answer.status_code != 429:
             break
-        wait = max(2 * wait, _assert_retry_after(answer))
+        delay = max(2 * delay, _assert_retry_after(answer))
     assert answer.status_code == 200, "a client that backs off as advised never got through"

@@ -1,7 +1,7 @@
 """What a user hosts (USER-INVITES-, USER-REGISTRATIONS- rules), the account's state changes
 (USER-ENABLE, USER-DISABLE) and what deleting a user takes with it (USER-DELETE- cascade rules):
-hosted invitations cancelled, credentials unlinked, the QR code and every way of acting for the
-user gone.
+hosted invitations cancelled, credentials unlinked and every way of acting for the user gone.
+The hard delete and the QR code are tested with the person's in test_people_search.py.
 
 Each test creates its own host and invitations. Windows are placed relative to the TARGET's
 clock (the control plane's when there is one, else real time with margins of days); the exact
@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 import spec
+from suites.rules._people import CREDENTIALS, USER, created, credential, iso, read_record
 
-USERS = "/api/ws/v1/users"
+USERS = USER.path
 INVITES = "/api/ws/v1/invites"
-CREDENTIALS = "/api/ws/v1/credentials"
 ENTRY_FIELDS = {
     "registrationId", "visitorId", "firstName", "lastName", "activation", "expiry",
     "accessCode", "qrCodeUrl", "inviteLink", "inviteTextMessage",
@@ -29,34 +29,23 @@ BACK, AHEAD = timedelta(days=62), timedelta(days=365)
 
 
 # -- helpers -----------------------------------------------------------------------------
-def _created(response: Any, key: str = "uuid") -> str:
-    assert response.status_code == 201, (response.status_code, response.text)
-    return response.json()[key]
-
-
 def _host(api: Any, factories: Any) -> str:
-    return _created(api.post(USERS, json=factories.user()))
+    return created(api.post(USERS, json=factories.user()))
 
 
 def _read(api: Any, uuid: str) -> dict[str, Any]:
-    response = api.get(f"{USERS}/{uuid}")
-    assert response.status_code == 200, (response.status_code, response.text)
-    return response.json()
+    return read_record(api, USERS, uuid)
 
 
 def _now(amws_run: Any) -> datetime:
     return datetime.fromtimestamp(amws_run.target_clock(), UTC)
 
 
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-
-
 def _invite(
     api: Any, factories: Any, host: str, starts: datetime, ends: datetime, **extra: Any
 ) -> str:
-    body = factories.invite(host, activation=_iso(starts), expiry=_iso(ends), **extra)
-    return _created(api.post(INVITES, json=body), "registrationId")
+    body = factories.invite(host, activation=iso(starts), expiry=iso(ends), **extra)
+    return created(api.post(INVITES, json=body), "registrationId")
 
 
 def _listed(api: Any, host: str) -> dict[str, dict[str, Any]]:
@@ -131,7 +120,9 @@ def _two_kinds(api: Any, factories: Any, amws_run: Any, host: str) -> dict[str, 
 
 
 @pytest.mark.rule("USER-INVITES-ENTRY-FIELDS")
-def test_invite_entries_carry_the_documented_fields(api, factories, amws_run) -> None:
+def test_invite_entries_carry_the_documented_fields(
+    api, factories, amws_run, control_or_none
+) -> None:
     host = _host(api, factories)
     made = _two_kinds(api, factories, amws_run, host)
     listed = _listed(api, host)
@@ -145,12 +136,10 @@ def test_invite_entries_carry_the_documented_fields(api, factories, amws_run) ->
         assert entry["accessCode"], f"the {kind} entry has no access code"
         if kind == "PIN":
             assert entry["accessCode"].isdigit(), "a PIN invitation's access code is not the PIN"
-    control = amws_run.control()
-    if control is not None:  # the code a controller holds for each visitor is the access code
-        with control:
-            inside = control.base_url.path.rstrip("/").endswith("/_reference")
-            answer = control.get(("" if inside else "/_reference") + "/hardware/credentials")
-            held = [c for controller in answer.json() for c in controller["credentials"]]
+    # The code a controller holds for each visitor is the access code.
+    if control_or_none is not None:
+        answer = control_or_none.controller_credentials()
+        held = [c for controller in answer for c in controller["credentials"]]
         for registration in made.values():
             entry = listed[registration]
             codes = {c["identifier"] for c in held if c.get("holderUuid") == entry["visitorId"]}
@@ -228,9 +217,9 @@ def _credentials(api: Any, uuid: str) -> list[dict[str, Any]]:
 
 @pytest.mark.rule("USER-DISABLE", "USER-ENABLE")
 def test_disable_and_enable(api, factories) -> None:
-    uuid = _created(api.post(USERS, json=factories.user(enabled=True)))
+    uuid = created(api.post(USERS, json=factories.user(enabled=True)))
     card = factories.credential(userUuid=uuid)
-    _created(api.post(CREDENTIALS, json=card))
+    created(api.post(CREDENTIALS, json=card))
     before, held = _read(api, uuid), _credentials(api, uuid)
     assert before["enabled"] is True
     assert api.put(f"{USERS}/{uuid}/disable").status_code == 200
@@ -243,7 +232,7 @@ def test_disable_and_enable(api, factories) -> None:
 
 @pytest.mark.rule("USER-ENABLE-DISABLE-CONFLICT")
 def test_enable_or_disable_to_the_current_state_conflicts(api, factories) -> None:
-    uuid = _created(api.post(USERS, json=factories.user(enabled=True)))
+    uuid = created(api.post(USERS, json=factories.user(enabled=True)))
     assert api.put(f"{USERS}/{uuid}/enable").status_code == 409
     assert _read(api, uuid)["enabled"] is True
     assert api.put(f"{USERS}/{uuid}/disable").status_code == 200
@@ -252,15 +241,8 @@ def test_enable_or_disable_to_the_current_state_conflicts(api, factories) -> Non
 
 
 # -- the delete cascade ------------------------------------------------------------------
-def _credential(api: Any, factories: Any, amws_run: Any, user: str, **extra: Any) -> str:
-    now = _now(amws_run)
-    body = factories.credential(
-        userUuid=user,
-        activeDate=_iso(now - timedelta(hours=1)),
-        expiryDate=_iso(now + timedelta(days=30)),
-        **extra,
-    )
-    return _created(api.post(CREDENTIALS, json=body))
+def _credential(api: Any, factories: Any, amws_run: Any, user: str) -> str:
+    return credential(api, factories, amws_run, USER, user)
 
 
 @pytest.mark.rule("USER-DELETE-CANCELS-INVITES")
@@ -284,38 +266,10 @@ def test_delete_unlinks_the_users_credentials(api, factories, amws_run) -> None:
     user = _host(api, factories)
     held = [_credential(api, factories, amws_run, user) for _ in range(2)]
     assert api.delete(f"{USERS}/{user}").status_code == 200
-    for credential in held:
-        response = api.get(f"{CREDENTIALS}/{credential}")
+    for made in held:
+        response = api.get(f"{CREDENTIALS}/{made}")
         assert response.status_code == 200, "the credential did not survive its holder"
         assert response.json()["holderUuid"] is None
-
-
-@pytest.mark.rule("USER-DELETE-QR-CODE")
-def test_delete_leaves_no_qr_code_of_the_user(api, factories, amws_run, profile) -> None:
-    """The user's QR code is observable as a QR_CODE credential issued in its name: after the
-    delete, nothing on the API, a reader or (with a control plane) a controller is in its name."""
-    user = _host(api, factories)
-    reader = profile.section("virtual_reader") or {}
-    lists = [reader["access_control_list"]] if reader.get("access_control_list") else []
-    qr = _credential(
-        api, factories, amws_run, user, readerType="QR_CODE", accessControlListUuids=lists
-    )
-    assert api.delete(f"{USERS}/{user}").status_code == 200
-    assert api.get(f"{CREDENTIALS}/{qr}").json()["holderUuid"] is None
-    assert api.get(f"{CREDENTIALS}/by-user/{user}").status_code == 404
-    if reader.get("uuid"):
-        body = {"uuid": reader["uuid"], "key": reader["key"]}
-        listed = api.post("/api/ws/v1/virtual/qr-code-reader/list", json=body)
-        assert listed.status_code == 200, listed.text
-        assert user not in {e.get("holderUuid") for e in listed.json()}
-    control = amws_run.control()
-    if control is not None:
-        with control:
-            inside = control.base_url.path.rstrip("/").endswith("/_reference")
-            held = control.get(("" if inside else "/_reference") + "/hardware/credentials")
-            for controller in held.json():
-                holders = {c.get("holderUuid") for c in controller["credentials"]}
-                assert user not in holders, "a controller still holds a code in the user's name"
 
 
 @pytest.mark.rule("USER-DELETE-SESSIONS")

@@ -2,25 +2,34 @@
 username, the password policy and its empty read, the onboarding flag, the photo handle,
 duplicates, the read, not-found and full replacement.
 
-Search and the deprecated list are in test_user_search.py; the invitations and registrations a
-user hosts, enable/disable and the delete cascade are in test_user_views.py. Limits come from
-the spec.
+Search is in test_people_search.py (with the person's) and test_user_search.py (with the
+deprecated list); the invitations and registrations a user hosts, enable/disable and the delete
+cascade are in test_user_views.py and test_people_search.py. Limits come from the spec.
 """
 
 from __future__ import annotations
 
-import hashlib
 import string
-from datetime import datetime
 from typing import Any
 
 import pytest
 
 import spec
 from fixtures._limits import body_schema, field_schema, length_range
-from fixtures.images import jpeg_bytes
+from suites.rules._people import (
+    USER,
+    check_read_field_names,
+    created,
+    email_of_length,
+    instant,
+    live_references,
+    read_record,
+    refused,
+    sized,
+    staged_photo,
+)
 
-USERS = "/api/ws/v1/users"
+USERS = USER.path
 BODY_FIELDS = list(body_schema("createUser")["properties"])
 PHONE_PATTERN = spec.openapi()["components"]["schemas"]["InternationalPhone"]["pattern"]
 PHONES = [f for f in BODY_FIELDS if field_schema("createUser", f).get("pattern") == PHONE_PATTERN]
@@ -44,15 +53,8 @@ SYMBOLS = "!#$%&*+-=?@^_"
 
 
 # -- helpers -----------------------------------------------------------------------------
-def _created(response: Any) -> str:
-    assert response.status_code == 201, (response.status_code, response.text)
-    return response.json()["uuid"]
-
-
 def _read(api: Any, uuid: str) -> dict[str, Any]:
-    response = api.get(f"{USERS}/{uuid}")
-    assert response.status_code == 200, (response.status_code, response.text)
-    return response.json()
+    return read_record(api, USERS, uuid)
 
 
 def _stored(api: Any, body: dict[str, Any], field: str = "") -> list[str]:
@@ -69,24 +71,6 @@ def _user(factories: Any, **overrides: Any) -> dict[str, Any]:
     return factories.user(**{"lastName": factories.tag("ln")[:50], **overrides})
 
 
-def _refused(response: Any, field: str) -> None:
-    assert response.status_code == 422, (field, response.status_code, response.text)
-    assert field in response.json()["reason"], (field, response.json()["reason"])
-
-
-def _sized(factories: Any, length: int) -> str:
-    return (factories.tag("len") + "x" * length)[:length]
-
-
-def _email_of_length(factories: Any, length: int) -> str:
-    domain = "@example.com"
-    return (factories.tag("m") + "x" * length)[: length - len(domain)] + domain
-
-
-def _instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def _default_role(api: Any, profile: Any) -> str:
     configured = (profile.section("roles") or {}).get("default")
     if configured:
@@ -97,7 +81,7 @@ def _default_role(api: Any, profile: Any) -> str:
 
 
 def _role(api: Any, factories: Any) -> str:
-    return _created(api.post("/api/ws/v1/roles", json=factories.role()))
+    return created(api.post("/api/ws/v1/roles", json=factories.role()))
 
 
 def _password(length: int, *, leave_out: str = "", space: bool = False) -> str:
@@ -115,26 +99,17 @@ def _password(length: int, *, leave_out: str = "", space: bool = False) -> str:
     return text[:-2] + " " + text[-1] if space else text
 
 
-def _staged_photo(api: Any, factories: Any) -> str:
-    """A fresh upload of a run-specific image (never the identical file of another upload)."""
-    text = f"{factories.run_id}:{factories.random.getrandbits(64)}"
-    data = jpeg_bytes(int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
-    upload = api.post("/api/ws/v1/files/upload", files={"file": ("photo.jpg", data, "image/jpeg")})
-    assert upload.status_code == 200, upload.text
-    return upload.json()["uuid"]
-
-
 # -- required, lengths, formats ----------------------------------------------------------
 @pytest.mark.rule("USER-FIELD-REQUIRED")
 def test_email_is_required(api, factories) -> None:
     body = _user(factories)
     del body["email"]
-    _refused(api.post(USERS, json=body), "email")
+    refused(api.post(USERS, json=body), "email")
     assert _stored(api, body, "email") == [], "a user without email was stored"
 
-    uuid = _created(api.post(USERS, json=_user(factories)))
+    uuid = created(api.post(USERS, json=_user(factories)))
     before = _read(api, uuid)
-    _refused(api.put(f"{USERS}/{uuid}", json=body), "email")
+    refused(api.put(f"{USERS}/{uuid}", json=body), "email")
     assert _read(api, uuid) == before
 
 
@@ -142,15 +117,15 @@ def test_email_is_required(api, factories) -> None:
 @pytest.mark.parametrize("field", PLAIN_TEXT)
 def test_text_length_limits(api, factories, field: str) -> None:
     low, high = length_range("createUser", field)
-    at_limit = _sized(factories, high)
-    uuid = _created(api.post(USERS, json=_user(factories, **{field: at_limit})))
+    at_limit = sized(factories, high)
+    uuid = created(api.post(USERS, json=_user(factories, **{field: at_limit})))
     before = _read(api, uuid)
     assert before[field] == at_limit, "a value at the limit was not stored as sent"
     for length in [high + 1] + ([low - 1] if low > 0 else []):
-        body = _user(factories, **{field: _sized(factories, length)})
-        _refused(api.post(USERS, json=body), field)
+        body = _user(factories, **{field: sized(factories, length)})
+        refused(api.post(USERS, json=body), field)
         assert _stored(api, body, field) == [], length
-        _refused(api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: body[field]})), field)
+        refused(api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: body[field]})), field)
     assert _read(api, uuid) == before
 
 
@@ -162,18 +137,18 @@ def test_username_lower_bound_and_email_limit(api, factories) -> None:
         response = api.post(USERS, json=_user(factories, username=short))
         if response.status_code != 409:
             break
-    uuid = _created(response)
+    uuid = created(response)
     assert _read(api, uuid)["username"] == short
     high = field_schema("createUser", "email")["maxLength"]
-    at_limit = _email_of_length(factories, high)
-    uuid = _created(api.post(USERS, json=_user(factories, email=at_limit)))
+    at_limit = email_of_length(factories, high)
+    uuid = created(api.post(USERS, json=_user(factories, email=at_limit)))
     assert _read(api, uuid)["email"] == at_limit
-    _refused(
-        api.post(USERS, json=_user(factories, email=_email_of_length(factories, high + 1))), "email"
+    refused(
+        api.post(USERS, json=_user(factories, email=email_of_length(factories, high + 1))), "email"
     )
     for field in PHONES:  # an international number cannot reach the limit: only the excess
         over = "+" + "1" * field_schema("createUser", field)["maxLength"]
-        _refused(api.post(USERS, json=_user(factories, **{field: over})), field)
+        refused(api.post(USERS, json=_user(factories, **{field: over})), field)
 
 
 BAD_EMAILS = ("not-an-address", "two@@example.com", "no-domain@", "spaced name@example.com")
@@ -190,14 +165,14 @@ FORMATS = [
 @pytest.mark.parametrize(("field", "bad_values"), FORMATS)
 def test_formatted_fields_refuse_other_layouts(api, factories, field, bad_values) -> None:
     """The e-mail must be an address, phones international; the extension is free text."""
-    uuid = _created(api.post(USERS, json=_user(factories, telephoneExtension="0821")))
+    uuid = created(api.post(USERS, json=_user(factories, telephoneExtension="0821")))
     before = _read(api, uuid)
     assert before["telephoneExtension"] == "0821", "the extension is more than length-checked"
     for bad in bad_values:
         body = _user(factories, **{field: bad})
-        _refused(api.post(USERS, json=body), field)
+        refused(api.post(USERS, json=body), field)
         assert _stored(api, body, field) == [], bad
-        _refused(api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: bad})), field)
+        refused(api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: bad})), field)
     assert _read(api, uuid) == before
 
 
@@ -212,7 +187,7 @@ REFERENCE_PARAMS = [
 def test_references_must_exist(api, factories, ledger, field: str) -> None:
     """An unknown UUID is refused with 422 (naming the field; the role rule does not require
     that) on create and replace, and nothing is stored."""
-    uuid = _created(api.post(USERS, json=_user(factories)))
+    uuid = created(api.post(USERS, json=_user(factories)))
     before = _read(api, uuid)
     body = _user(factories, **{field: ledger.fresh_uuid()})
     replace = _user(factories, **{field: ledger.fresh_uuid()})
@@ -220,7 +195,7 @@ def test_references_must_exist(api, factories, ledger, field: str) -> None:
         if field == "role":
             assert response.status_code == 422, (response.status_code, response.text)
         else:
-            _refused(response, field)
+            refused(response, field)
     assert _stored(api, body) == [], "the user was stored despite the bad reference"
     assert _read(api, uuid) == before
 
@@ -230,9 +205,9 @@ def test_user_without_role_gets_the_default_role(api, factories, profile) -> Non
     default = _default_role(api, profile)
     body = _user(factories)
     body.pop("role", None)
-    assert _read(api, _created(api.post(USERS, json=body)))["role"] == default
+    assert _read(api, created(api.post(USERS, json=body)))["role"] == default
     mine = _role(api, factories)
-    assert _read(api, _created(api.post(USERS, json=_user(factories, role=mine))))["role"] == mine
+    assert _read(api, created(api.post(USERS, json=_user(factories, role=mine))))["role"] == mine
 
 
 @pytest.mark.rule("USER-USERNAME-GENERATED")
@@ -242,7 +217,7 @@ def test_missing_username_is_generated(api, factories) -> None:
     for _ in range(2):
         body = _user(factories)
         del body["username"]
-        username = _read(api, _created(api.post(USERS, json=body)))["username"]
+        username = _read(api, created(api.post(USERS, json=body)))["username"]
         assert isinstance(username, str) and low <= len(username) <= high, username
         names.append(username)
     assert names[0] != names[1], "two generated usernames are the same"
@@ -266,11 +241,11 @@ def _policy_breaches() -> list[Any]:
 @pytest.mark.parametrize("password", _policy_breaches())
 def test_password_breaking_the_policy_is_refused(api, factories, password: str) -> None:
     body = _user(factories, password=password)
-    _refused(api.post(USERS, json=body), "password")
+    refused(api.post(USERS, json=body), "password")
     assert _stored(api, body) == []
-    uuid = _created(api.post(USERS, json=_user(factories)))
+    uuid = created(api.post(USERS, json=_user(factories)))
     before = _read(api, uuid)
-    _refused(api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)), "password")
+    refused(api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)), "password")
     assert _read(api, uuid) == before
 
 
@@ -278,19 +253,19 @@ def test_password_breaking_the_policy_is_refused(api, factories, password: str) 
 def test_password_meeting_the_policy_or_left_out_is_accepted(api, factories) -> None:
     low, high = length_range("createUser", "password")
     for password in (_password(low), _password(high)):
-        uuid = _created(api.post(USERS, json=_user(factories, password=password)))
+        uuid = created(api.post(USERS, json=_user(factories, password=password)))
         assert (
             api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)).status_code == 200
         )
     body = _user(factories)
     del body["password"]
-    _created(api.post(USERS, json=body))
+    created(api.post(USERS, json=body))
 
 
 @pytest.mark.rule("USER-PASSWORD-NEVER-RETURNED")
 def test_password_reads_back_empty(api, factories) -> None:
     password = _password(length_range("createUser", "password")[0] + 4)
-    uuid = _created(api.post(USERS, json=_user(factories, password=password)))
+    uuid = created(api.post(USERS, json=_user(factories, password=password)))
     assert _read(api, uuid)["password"] in ("", None)
     assert api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)).status_code == 200
     read = _read(api, uuid)
@@ -305,7 +280,7 @@ def test_onboarding_flag_is_accepted(api, factories) -> None:
     bodies = [_user(factories, sendOnBoardingMessage=flag) for flag in (True, True, False)]
     del bodies[0]["password"]  # the service then generates one for the e-mail
     for body in bodies:
-        read = _read(api, _created(api.post(USERS, json=body)))
+        read = _read(api, created(api.post(USERS, json=body)))
         assert read["email"] == body["email"]
         assert read["password"] in ("", None)
         assert "sendOnBoardingMessage" not in read
@@ -313,7 +288,7 @@ def test_onboarding_flag_is_accepted(api, factories) -> None:
 
 @pytest.mark.rule("USER-PHOTO-ATTACH")
 def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
-    uuid = _created(api.post(USERS, json=_user(factories, photoUuid=_staged_photo(api, factories))))
+    uuid = created(api.post(USERS, json=_user(factories, photoUuid=staged_photo(api, factories))))
     read = _read(api, uuid)
     assert read["hasPhoto"] is True
     assert "photoUuid" not in read, "photoUuid is read back"
@@ -324,11 +299,11 @@ def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
 @pytest.mark.parametrize("field", ["email", "username"])
 def test_email_or_username_in_use_conflicts(api, factories, field: str) -> None:
     first = _user(factories)
-    _created(api.post(USERS, json=first))
+    created(api.post(USERS, json=first))
     body = _user(factories, **{field: first[field]})
     assert api.post(USERS, json=body).status_code == 409
     assert api.post(f"{USERS}/search", json={"lastName": body["lastName"]}).json()["entries"] == []
-    second = _created(api.post(USERS, json=_user(factories)))
+    second = created(api.post(USERS, json=_user(factories)))
     before = _read(api, second)
     assert (
         api.put(f"{USERS}/{second}", json=_user(factories, **{field: first[field]})).status_code
@@ -353,22 +328,19 @@ def _full_body(api: Any, factories: Any) -> dict[str, Any]:
         accountActiveDate=factories.instant(days=-1, offset_hours=2),
         accountExpiryDate=factories.instant(days=90, offset_hours=-5),
     )
-    for field, (path, op) in REFERENCES.items():
-        made = factories.location() if field == "location" else factories.named(op, field)
-        body[field] = _created(api.post(path, json=made))
-    return body
+    return {**body, **live_references(api, factories, REFERENCES)}
 
 
 @pytest.mark.rule("USER-GET-FULL-RECORD")
 def test_read_returns_the_whole_account(api, factories) -> None:
     body = _full_body(api, factories)
     assert set(BODY_FIELDS) - set(body) <= {*ONE_SHOT}
-    read = _read(api, _created(api.post(USERS, json=body)))
+    read = _read(api, created(api.post(USERS, json=body)))
     for field, sent in body.items():
         if field == "password":
             continue
         if field in TIMESTAMPS:
-            assert read[field].endswith("Z") and _instant(read[field]) == _instant(sent), field
+            assert read[field].endswith("Z") and instant(read[field]) == instant(sent), field
         else:
             assert read[field] == sent, (field, read[field], sent)
     assert read["hasPhoto"] is False
@@ -376,12 +348,8 @@ def test_read_returns_the_whole_account(api, factories) -> None:
 
 @pytest.mark.rule("USER-READ-FIELD-NAMES")
 def test_read_carries_the_request_names_and_photo_fields(api, factories) -> None:
-    read = _read(api, _created(api.post(USERS, json=_user(factories))))
-    stored = {f for f in BODY_FIELDS if f not in ONE_SHOT}
-    expected = {*stored, "uuid", "hasPhoto", "photoId", "photo", "thumbnail"}
-    assert expected <= set(read), f"missing {sorted(expected - set(read))}"
-    assert "photoUuid" not in read
-    assert (read["photoId"], read["photo"], read["thumbnail"]) == (None, None, None)
+    read = _read(api, created(api.post(USERS, json=_user(factories))))
+    check_read_field_names(read, {f for f in BODY_FIELDS if f not in ONE_SHOT})
 
 
 @pytest.mark.rule("USER-NOT-FOUND")
@@ -401,7 +369,7 @@ def test_unknown_user_answers_404(api, factories, ledger) -> None:
 # -- replacement -------------------------------------------------------------------------
 @pytest.mark.rule("USER-PUT-FULL-REPLACEMENT")
 def test_put_replaces_the_whole_account(api, factories) -> None:
-    uuid = _created(api.post(USERS, json=_full_body(api, factories)))
+    uuid = created(api.post(USERS, json=_full_body(api, factories)))
     email = factories.email()
     assert api.put(f"{USERS}/{uuid}", json={"email": email}).status_code == 200
     read = _read(api, uuid)
@@ -416,7 +384,7 @@ def test_put_replaces_the_whole_account(api, factories) -> None:
 def test_put_without_role_restores_the_default(api, factories, profile) -> None:
     mine = _role(api, factories)
     body = _user(factories, role=mine)
-    uuid = _created(api.post(USERS, json=body))
+    uuid = created(api.post(USERS, json=body))
     assert _read(api, uuid)["role"] == mine
     del body["role"]
     assert api.put(f"{USERS}/{uuid}", json=body).status_code == 200
@@ -427,7 +395,7 @@ def test_put_without_role_restores_the_default(api, factories, profile) -> None:
 def test_put_without_username_generates_a_new_one(api, factories) -> None:
     low, high = length_range("updateUser", "username")
     body = _user(factories)
-    uuid = _created(api.post(USERS, json=body))
+    uuid = created(api.post(USERS, json=body))
     previous = body.pop("username")
     assert _read(api, uuid)["username"] == previous
     assert api.put(f"{USERS}/{uuid}", json=body).status_code == 200

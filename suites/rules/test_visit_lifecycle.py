@@ -8,15 +8,13 @@ invitation does not expose a credential id); presenting codes at the reader is p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
 
-INVITES = "/api/ws/v1/invites"
+from harness import ControlPlane
+from suites.rules._invites import INVITES, InviteCalls, instant, new_host
+
 PRE_ARRIVAL_MOVES = {
     "VISITOR_CHECK_IN": "VISIT-CHECK-IN",
     "VISIT_NO_SHOW": "VISIT-NO-SHOW",
@@ -31,93 +29,23 @@ DAY = 24.0
 
 
 # -- helpers ------------------------------------------------------------------------------
-def iso(moment: datetime) -> str:
-    moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{moment.microsecond // 1000:03d}Z"
+class Visits(InviteCalls):
+    """The shared invitation calls, and the watchlist and reader calls of the tests."""
 
-
-def instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def control_path(control: httpx.Client, name: str) -> str:
-    """``name`` under /_reference, whether the control client's base already ends there."""
-    inside = control.base_url.path.rstrip("/").endswith("/_reference")
-    return f"/{name}" if inside else f"/_reference/{name}"
-
-
-@contextmanager
-def moved_clock(control: httpx.Client) -> Iterator[Callable[[float], None]]:
-    """Advance the target's clock inside the block; it is moved back by as much afterwards."""
-    path, total = control_path(control, "clock"), [0.0]
-
-    def advance(seconds: float) -> None:
-        assert control.put(path, json={"advance_seconds": seconds}).status_code == 200
-        total[0] += seconds
-
-    try:
-        yield advance
-    finally:
-        if total[0]:
-            control.put(path, json={"advance_seconds": -total[0]}).raise_for_status()
-
-
-class Visits:
-    """The invitation, watchlist and reader calls of the tests, bound to the run's client."""
-
-    def __init__(self, api: Any, factories: Any, control: httpx.Client | None, profile: Any):
-        self.api, self.factories, self.control, self.profile = api, factories, control, profile
-        self.host = self.new_host()
-
-    def now(self) -> datetime:
-        """The target's now: its control-plane clock where it has one, else the wall clock."""
-        if self.control is None:
-            return datetime.now(UTC)
-        return instant(self.control.get(control_path(self.control, "clock")).json()["now"])
+    def __init__(self, api: Any, factories: Any, control: ControlPlane | None, profile: Any):
+        super().__init__(api, factories, new_host(api, factories), control)
+        self.profile = profile
 
     def new_host(self) -> str:
-        created = self.api.post("/api/ws/v1/users", json=self.factories.user())
-        assert created.status_code == 201, created.text
-        return created.json()["uuid"]
+        return new_host(self.api, self.factories)
 
-    def body(self, start_h: float = -1, hours: float = 8, **fields: Any) -> dict[str, Any]:
-        """A valid body whose window starts ``start_h`` hours from now."""
-        start = self.now() + timedelta(hours=start_h)
-        window = {"activation": iso(start), "expiry": iso(start + timedelta(hours=hours))}
-        return {**self.factories.invite(fields.pop("host", self.host), **window), **fields}
-
-    def create(self, **fields: Any) -> dict[str, Any]:
+    def create(self, sent: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
         """Create an invitation; the sent body merged with the answer."""
-        sent = self.body(**fields)
-        response = self.api.post(INVITES, json=sent)
-        assert response.status_code == 201, response.text
-        return {**sent, **response.json()}
-
-    def new(self, **fields: Any) -> str:
-        return self.create(**fields)["registrationId"]
-
-    def read(self, registration: str) -> dict[str, Any]:
-        response = self.api.get(f"{INVITES}/{registration}")
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    def status(self, registration: str) -> str:
-        response = self.api.get(f"{INVITES}/{registration}/status")
-        assert response.status_code == 200, response.text
-        return response.json()["status"]
-
-    def put(self, registration: str, **fields: Any) -> httpx.Response:
-        return self.api.put(f"{INVITES}/{registration}", json=fields)
+        sent = sent if sent is not None else self.body(**fields)
+        return {**sent, **super().create(sent)}
 
     def update(self, registration: str) -> None:
         assert self.put(registration, lastName=self.factories.tag("moved")).status_code == 200
-
-    def move(self, registration: str, status: str, **kwargs: Any) -> httpx.Response:
-        path = f"{INVITES}/{registration}/status"
-        return self.api.put(path, json={"status": status}, **kwargs)
-
-    def cancel(self, registration: str) -> httpx.Response:
-        return self.api.delete(f"{INVITES}/{registration}")
 
     def watchlist(self, enabled: bool, **entry: Any) -> str:
         """A watchlist of its own holding one entry."""
@@ -139,11 +67,8 @@ class Visits:
 
 
 @pytest.fixture(scope="module")
-def visits(amws_run: Any, api: Any, factories: Any, profile: Any) -> Iterator[Visits]:
-    control = amws_run.control()
-    yield Visits(api, factories, control, profile)
-    if control is not None:
-        control.close()
+def visits(api: Any, factories: Any, profile: Any, control_or_none: Any) -> Visits:
+    return Visits(api, factories, control_or_none, profile)
 
 
 # -- moves --------------------------------------------------------------------------------
@@ -291,14 +216,13 @@ def test_invitation_issues_a_visitor_credential_for_its_window(visits) -> None:
 @pytest.mark.rule("VISIT-CREDENTIAL-WINDOW")
 @pytest.mark.requires("virtual_reader")
 @pytest.mark.requires("control")
-def test_credential_valid_only_while_the_window_is_open(visits, control) -> None:
+def test_credential_valid_only_while_the_window_is_open(visits, restored_clock) -> None:
     made = visits.create(start_h=2, hours=1, type="PIN")
     assert not visits.valid(made["visitorId"])
-    with moved_clock(control) as advance:
-        advance(2.5 * 3600)  # inside the window
-        assert len(visits.valid(made["visitorId"])) == 1
-        advance(3600)  # past its expiry
-        assert not visits.valid(made["visitorId"])
+    restored_clock(2.5 * 3600)  # inside the window
+    assert len(visits.valid(made["visitorId"])) == 1
+    restored_clock(3600)  # past its expiry
+    assert not visits.valid(made["visitorId"])
 
 
 @pytest.mark.rule("VISIT-CANCEL-REVOKES-CREDENTIAL", "VISIT-CANCELLED")

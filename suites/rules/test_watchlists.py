@@ -57,11 +57,6 @@ def _listed_entry(factories: Any) -> dict[str, Any]:
     return {"identityNumber": factories.tag("wid"), "reason": "conformance run"}
 
 
-def _control(control: Any, tail: str) -> str:
-    base = control.base_url.path.rstrip("/")
-    return tail if base.endswith("/_reference") else f"/_reference/{tail}"
-
-
 # -- fields ------------------------------------------------------------------------------
 @pytest.mark.rule("WL-FIELD-REQUIRED")
 def test_name_is_required(api, factories) -> None:
@@ -196,16 +191,11 @@ def test_delete_removes_the_watchlist_and_its_entries(api, factories) -> None:
 def test_delete_withdraws_hardware_flags_before_removing(api, factories, control) -> None:
     uuid = _watchlist(api, factories)
     entries = {_entry(api, uuid, _listed_entry(factories)) for _ in range(2)}
-
-    def hardware() -> dict[str, Any]:
-        response = control.get("/_reference/hardware/watchlist-flags")
-        assert response.status_code == 200
-        return response.json()
-
-    raised = {f["entryUuid"] for f in hardware()["flags"] if f["watchlistUuid"] == uuid}
+    flags = control.watchlist_flags()["flags"]
+    raised = {f["entryUuid"] for f in flags if f["watchlistUuid"] == uuid}
     assert raised == entries
     assert api.delete(f"{WATCHLISTS}/{uuid}").status_code == 200
-    after = hardware()
+    after = control.watchlist_flags()
     assert not [f for f in after["flags"] if f["watchlistUuid"] == uuid]
     log = [e["action"] for e in after["log"] if e["watchlistUuid"] == uuid]
     withdrawn = [i for i, action in enumerate(log) if action == "flag_withdrawn"]
@@ -225,9 +215,7 @@ def test_watchlist_writes_are_audited_by_key_name(api, factories, profile, contr
     assert api.put(path, json={**body, "enabled": False}).status_code == 200
     assert api.delete(f"{path}/entries/{entry}").status_code == 200
     assert api.delete(path).status_code == 200
-    response = control.get(_control(control, "audit"))
-    assert response.status_code == 200
-    records = [r for r in response.json() if r.get("target") in (uuid, entry)]
+    records = [r for r in control.audit() if r.get("target") in (uuid, entry)]
     by_target = {t: [r for r in records if r["target"] == t] for t in (uuid, entry)}
     # Watchlist: create, update, delete; entry: create, update, delete.
     assert len(by_target[uuid]) >= 3 and len(by_target[entry]) >= 3, records

@@ -13,12 +13,12 @@ import re
 from typing import Any
 
 import httpx
-from hypothesis import HealthCheck, note, settings
+from hypothesis import HealthCheck, Phase, note, settings
 
 from harness.plugin import example_budget
 
 API = "/api/ws/v1"
-DEFAULT_RUNS = 5  # machine runs per test in CI; raise with --examples or the profile
+DEFAULT_RUNS = 10  # machine runs per test in CI; raise with --examples or the profile
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
@@ -38,6 +38,14 @@ def machine_settings(steps: int, runs: int = DEFAULT_RUNS) -> settings:
 
 def _clip(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def for_run(base: settings, run: Any) -> settings:
+    """``base``, without the shrink phase when the run is a self-check against a reference
+    fault: there only the failure counts, and shrinking replays a machine hundreds of times."""
+    if not getattr(run, "reference_faults", ()):
+        return base
+    return settings(base, phases=[p for p in base.phases if p is not Phase.shrink])
 
 
 class Ref:
@@ -74,11 +82,20 @@ class Calls:
         return _UUID.sub(lambda m: "{" + self.labels.get(m.group(0).lower(), "uuid") + "}", text)
 
     def __call__(
-        self, method: str, path: str, *, json: Any = None, expect: int | None = None, **kw: Any
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        expect: int | None = None,
+        quiet: bool = False,
+        **kw: Any,
     ) -> httpx.Response:
+        """One request; ``quiet`` leaves the note to the caller (a burst notes a summary)."""
         response = self.client.request(method, path, json=json, **kw)
-        body = "" if json is None else " " + _clip(self.show(json))
-        note(f"{method} {self.show(path)}{body} -> {response.status_code}")
+        if not quiet:
+            body = "" if json is None else " " + _clip(self.show(json))
+            note(f"{method} {self.show(path)}{body} -> {response.status_code}")
         if expect is not None:
             assert response.status_code == expect, (
                 f"{method} {self.show(path)} answered {response.status_code}, the model expects "

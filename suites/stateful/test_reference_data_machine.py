@@ -34,7 +34,7 @@ from hypothesis.stateful import (
 )
 
 from fixtures._limits import enum_values
-from suites.stateful._machine import API, Calls, Ref, machine_settings
+from suites.stateful._machine import API, Calls, Ref, for_run, machine_settings
 
 SETTINGS = machine_settings(steps=14)
 KINDS = ("department", "group", "location")
@@ -151,12 +151,14 @@ class ReferenceDataMachine(RuleBasedStateMachine):
         ref = self._create(kind, self._fresh_name(kind))
         return ref if ref is not None else multiple()
 
-    @rule(target=records, existing=records, in_another_resource=st.booleans())
-    def create_with_the_name_of(self, existing: Ref, in_another_resource: bool) -> Any:
-        """409 only when a live record of the same resource holds the name."""
-        kinds = [k for k in KINDS if k != existing.kind] if in_another_resource else [existing.kind]
-        ref = self._create(kinds[len(self.names) % len(kinds)], self.names[existing.uuid])
-        return ref if ref is not None else multiple()
+    @rule(target=records, existing=records, other=st.integers(0, len(KINDS) - 2))
+    def create_with_the_name_of(self, existing: Ref, other: int) -> Any:
+        """The name in the same resource: 409 while a live record holds it (201 once it was
+        deleted); the name in another resource: 201."""
+        name = self.names[existing.uuid]
+        others = [k for k in KINDS if k != existing.kind]
+        made = [self._create(kind, name) for kind in (existing.kind, others[other])]
+        return multiple(*[ref for ref in made if ref is not None])
 
     @precondition(lambda self: self._any())
     @rule(record=live_records, to=records | st.none())
@@ -256,7 +258,7 @@ class ReferenceDataMachine(RuleBasedStateMachine):
     "PERS-FIELD-REFERENCE",
     "USER-FIELD-REFERENCE",
 )
-def test_reference_data_follows_its_model(api, factories, run_id) -> None:
+def test_reference_data_follows_its_model(api, factories, run_id, amws_run) -> None:
     run_state_machine_as_test(
-        lambda: ReferenceDataMachine(api, factories, run_id), settings=SETTINGS
+        lambda: ReferenceDataMachine(api, factories, run_id), settings=for_run(SETTINGS, amws_run)
     )

@@ -11,9 +11,13 @@ import httpx
 import pytest
 
 import spec
+from tests.reference_server._records import Records
 
 LOCS = "/api/ws/v1/locations"
 Unique = Callable[[str], str]
+
+_RECORDS = Records(LOCS)
+read = _RECORDS.read
 
 
 def body_schema(operation: str) -> dict[str, Any]:
@@ -54,12 +58,6 @@ def create(api: httpx.Client, unique: Unique, **fields: Any) -> str:
     response = api.post(LOCS, json={"name": unique("loc"), "type": "AREA", **fields})
     assert response.status_code == 201, response.text
     return response.json()["uuid"]
-
-
-def read(api: httpx.Client, uuid: str) -> dict[str, Any]:
-    response = api.get(f"{LOCS}/{uuid}")
-    assert response.status_code == 200
-    return response.json()
 
 
 def assert_refused(response: httpx.Response, field: str) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.reference_server._records import Records
+
 PERSONS = "/api/ws/v1/persons"
 SEARCH = f"{PERSONS}/search"
 REFERENCE_PATHS = {
@@ -20,6 +22,10 @@ REFERENCE_PATHS = {
     "costCenter": "/api/ws/v1/cost-centers",
 }
 
+_RECORDS = Records(PERSONS)
+read = _RECORDS.read
+search = _RECORDS.search
+
 
 def create(api: httpx.Client, **fields: Any) -> str:
     response = api.post(PERSONS, json={"firstName": "Ada", **fields})
@@ -27,16 +33,12 @@ def create(api: httpx.Client, **fields: Any) -> str:
     return response.json()["uuid"]
 
 
-def read(api: httpx.Client, uuid: str) -> dict[str, Any]:
-    response = api.get(f"{PERSONS}/{uuid}")
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def search(api: httpx.Client, **body: Any) -> dict[str, Any]:
-    response = api.post(SEARCH, json=body)
-    assert response.status_code == 200, response.text
-    return response.json()
+def issue_card(api: httpx.Client, person: str, unique) -> str:
+    """A contactless card the person holds (open now)."""
+    body = {"readerType": "CONTACTLESS_CARD", "personUuid": person, "uniqueIdentifier": unique()}
+    response = api.post("/api/ws/v1/credentials", json=body)
+    assert response.status_code == 201, response.text
+    return response.json()["uuid"]
 
 
 def make_reference(api: httpx.Client, field: str, name: str) -> str:
@@ -203,13 +205,9 @@ def test_delete_removes_person(api: httpx.Client, unique) -> None:
 def test_delete_unlinks_but_keeps_credentials(api: httpx.Client, unique) -> None:
     pytest.importorskip("reference_server.domain.credentials")
     uuid = create(api)
-    created = api.post(
-        "/api/ws/v1/credentials",
-        json={"readerType": "CONTACTLESS_CARD", "personUuid": uuid, "uniqueIdentifier": unique()},
-    )
-    assert created.status_code == 201, created.text
+    card = issue_card(api, uuid, unique)
     assert api.delete(f"{PERSONS}/{uuid}").status_code == 200
-    credential = api.get(f"/api/ws/v1/credentials/{created.json()['uuid']}")
+    credential = api.get(f"/api/ws/v1/credentials/{card}")
     assert credential.status_code == 200
     assert credential.json()["holderUuid"] is None
     assert credential.json()["status"] != "DELETED"
@@ -292,11 +290,7 @@ def test_delete_withdraws_person_from_phonebooks(
 ) -> None:
     pytest.importorskip("reference_server.hardware.controllers")
     uuid = create(api)
-    credential = api.post(
-        "/api/ws/v1/credentials",
-        json={"readerType": "CONTACTLESS_CARD", "personUuid": uuid, "uniqueIdentifier": unique()},
-    )
-    assert credential.status_code == 201, credential.text
+    issue_card(api, uuid, unique)
     assert uuid in phonebook_uuids(control)
     assert api.delete(f"{PERSONS}/{uuid}").status_code == 200
     assert uuid not in phonebook_uuids(control)

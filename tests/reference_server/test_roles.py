@@ -10,11 +10,15 @@ import httpx
 import pytest
 
 import spec
+from tests.reference_server._records import Records
 from tests.reference_server.conftest import LiveServer
 
 ROLES = "/api/ws/v1/roles"
 USERS = "/api/ws/v1/users"
 Unique = Callable[[str], str]
+
+_RECORDS = Records(ROLES)
+read = _RECORDS.read
 
 
 def name_limits() -> tuple[int, int]:
@@ -27,12 +31,6 @@ def create(api: httpx.Client, name: str, **extra: Any) -> str:
     response = api.post(ROLES, json={"name": name, **extra})
     assert response.status_code == 201, response.text
     return response.json()["uuid"]
-
-
-def read(api: httpx.Client, uuid: str) -> dict[str, Any]:
-    response = api.get(f"{ROLES}/{uuid}")
-    assert response.status_code == 200
-    return response.json()
 
 
 def defaults(api: httpx.Client) -> list[str]:

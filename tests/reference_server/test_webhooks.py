@@ -246,13 +246,22 @@ def test_no_extra_header_without_one_configured(live: LiveServer, receiver: Rece
 
 
 # -- encryption --------------------------------------------------------------------------------
-def test_default_fields_are_aes_256_cbc_encrypted(live: LiveServer) -> None:
-    encryption = {"secret": SECRET, "iv": IV, "fields": []}
+def _encrypted_delivery(
+    live: LiveServer, fields: list[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One VISIT_CREATED delivered with encryption (``fields``: the override list, [] for the
+    default): (the record sent, the delivery as received)."""
+    encryption = {"secret": SECRET, "iv": IV, "fields": fields}
     with Receiver(hmac_key=HMAC_KEY, encryption=encryption, now=live.server.clock.timestamp) as rx:
         integrate(live, rx, encryption=encryption)
         record = visit()
         send(live, "VISIT_CREATED", record)
         [delivery] = wait_for(rx.inbox, record["uuid"])
+    return record, delivery
+
+
+def test_default_fields_are_aes_256_cbc_encrypted(live: LiveServer) -> None:
+    record, delivery = _encrypted_delivery(live, [])
     raw = json.loads(delivery["body"])
     assert raw["reason"] == aes_b64("Quarterly review")
     assert raw["accessCode"] == aes_b64(record["accessCode"])
@@ -269,12 +278,7 @@ def test_known_answer_for_the_cipher_settings() -> None:
 
 
 def test_override_list_replaces_the_default_list(live: LiveServer) -> None:
-    encryption = {"secret": SECRET, "iv": IV, "fields": ["firstName"]}
-    with Receiver(hmac_key=HMAC_KEY, encryption=encryption, now=live.server.clock.timestamp) as rx:
-        integrate(live, rx, encryption=encryption)
-        record = visit()
-        send(live, "VISIT_CREATED", record)
-        [delivery] = wait_for(rx.inbox, record["uuid"])
+    record, delivery = _encrypted_delivery(live, ["firstName"])
     raw = json.loads(delivery["body"])
     assert raw["visitor"]["firstName"] == aes_b64("Ada")
     assert raw["visitor"]["email"] == "ada@example.com"

@@ -1,0 +1,93 @@
+"""The reference server's control plane (``/_reference/...``), as typed calls.
+
+:class:`ControlPlane` is a plain :class:`httpx.Client` based at the SERVER ROOT, so a full path
+(``control.get("/_reference/clock")``) still works; the methods below are what the suites need,
+and each raises :class:`ControlPlaneError` on an answer outside 2xx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+PREFIX = "/_reference"
+
+
+class ControlPlaneError(httpx.HTTPStatusError):
+    """The control plane answered a call outside 2xx."""
+
+
+class ControlPlane(httpx.Client):
+    """Clock, settings and the hardware and audit views of the reference server."""
+
+    def _call(self, method: str, tail: str, json: dict[str, Any] | None = None) -> Any:
+        response = self.request(method, f"{PREFIX}/{tail}", json=json)
+        if not response.is_success:
+            raise ControlPlaneError(
+                f"control plane {method} {PREFIX}/{tail} answered {response.status_code}: "
+                f"{response.text[:300]}",
+                request=response.request,
+                response=response,
+            )
+        return response.json()
+
+    # -- clock ---------------------------------------------------------------------------
+    def now(self) -> datetime:
+        """The server's now (aware, UTC)."""
+        text = self._call("GET", "clock")["now"]
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    def advance(self, seconds: float) -> None:
+        """Move the server's clock by ``seconds`` (back when negative)."""
+        self._call("PUT", "clock", {"advance_seconds": seconds})
+
+    def set_now(self, when: datetime) -> None:
+        """Put the server's clock at ``when`` (an aware datetime)."""
+        if when.tzinfo is None:
+            raise ValueError("set_now needs an aware datetime")
+        self._call("PUT", "clock", {"now": when.astimezone(UTC).isoformat()})
+
+    # -- administrator settings ----------------------------------------------------------
+    def settings(self) -> dict[str, Any]:
+        return self._call("GET", "settings")
+
+    def update_settings(self, **changes: Any) -> dict[str, Any]:
+        """Change the named settings; every setting as it is afterwards."""
+        return self._call("PUT", "settings", changes)
+
+    @contextmanager
+    def settings_changed(self, **changes: Any) -> Iterator[dict[str, Any]]:
+        """The settings changed for the block; the previous values are put back on exit."""
+        before = self.settings()
+        current = self.update_settings(**changes)
+        try:
+            yield current
+        finally:
+            self.update_settings(**{name: before[name] for name in changes})
+
+    # -- what the hardware and the audit trail saw --------------------------------------
+    def relay_events(self) -> list[dict[str, Any]]:
+        return self._call("GET", "hardware/relay-events")
+
+    def access_events(self) -> list[dict[str, Any]]:
+        return self._call("GET", "hardware/access-events")
+
+    def audit(self) -> list[dict[str, Any]]:
+        return self._call("GET", "audit")
+
+    def controller_credentials(self) -> list[dict[str, Any]]:
+        """What each controller holds now: its credentials and its phonebook."""
+        return self._call("GET", "hardware/credentials")
+
+    def watchlist_flags(self) -> dict[str, Any]:
+        """The flags raised on hardware per watchlist entry (``flags``) and their ``log``."""
+        return self._call("GET", "hardware/watchlist-flags")
+
+    # -- staging ------------------------------------------------------------------------
+    def empty_photo(self, photo_id: str) -> None:
+        """Make the stored bytes of a photo empty (storage that lost them)."""
+        self._call("DELETE", f"photos/{photo_id}/content")

@@ -1,0 +1,44 @@
+"""Fixtures several suite modules share (the harness plugin provides the rest)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+
+import pytest
+
+from harness import ControlPlane
+
+
+@pytest.fixture(scope="session")
+def control_or_none(request: pytest.FixtureRequest) -> ControlPlane | None:
+    """The control plane where the target has one, else None: for tests whose API-only half
+    runs on every target (``control`` itself skips the test where there is none)."""
+    try:
+        return request.getfixturevalue("control")
+    except pytest.skip.Exception:
+        return None
+
+
+@pytest.fixture(scope="session")
+def wait(control_or_none: ControlPlane | None) -> Callable[[float], None]:
+    """Lets ``seconds`` pass on the target: its control-plane clock moves where it has one,
+    else the test sleeps that long in real time."""
+
+    def wait(seconds: float) -> None:
+        if control_or_none is None:
+            time.sleep(seconds)
+        else:
+            control_or_none.advance(seconds)
+
+    return wait
+
+
+@pytest.fixture
+def restored_clock(control: ControlPlane) -> Iterator[Callable[[float], None]]:
+    """Moves the server clock forward for one test (call it with seconds), then puts it back
+    where it would have been had it not moved."""
+    server_start, started = control.now(), time.monotonic()
+    yield control.advance
+    control.set_now(server_start + timedelta(seconds=time.monotonic() - started))

@@ -1,0 +1,97 @@
+"""The invitation calls the invitation and visit-lifecycle suites share.
+
+Instants are taken from the target's clock (the control plane's when there is one), so a run
+whose clock was moved still builds windows that are open, past or future as intended.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from harness import ControlPlane
+
+INVITES = "/api/ws/v1/invites"
+
+
+def iso(moment: datetime) -> str:
+    """A UTC instant in the request format, with milliseconds."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{moment.microsecond // 1000:03d}Z"
+
+
+def instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def new_host(api: Any, factories: Any) -> str:
+    """A user of its own to host invitations."""
+    created = api.post("/api/ws/v1/users", json=factories.user())
+    assert created.status_code == 201, created.text
+    return created.json()["uuid"]
+
+
+class InviteCalls:
+    """The invitation calls of the tests, bound to the run's client, factories and a host."""
+
+    def __init__(self, api: Any, factories: Any, host: str, control: ControlPlane | None):
+        self.api, self.factories, self.host, self.control = api, factories, host, control
+
+    def now(self) -> datetime:
+        """The target's now: its control-plane clock where it has one, else the wall clock."""
+        return datetime.now(UTC) if self.control is None else self.control.now()
+
+    def body(
+        self, start_h: float = -1, hours: float = 8, host: str | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        """A valid body (of ``host``, else the bound host) whose window starts ``start_h``
+        hours from now and lasts ``hours``; a field given as None is left out."""
+        start = self.now() + timedelta(hours=start_h)
+        window = {"activation": iso(start), "expiry": iso(start + timedelta(hours=hours))}
+        made = self.factories.invite(host or self.host, **window)
+        return {k: v for k, v in {**made, **fields}.items() if v is not None}
+
+    def post(self, sent: dict[str, Any] | None = None, **fields: Any) -> httpx.Response:
+        return self.api.post(INVITES, json=sent if sent is not None else self.body(**fields))
+
+    def create(self, sent: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+        """Create an invitation (``sent``, else a body of ``fields``); the answer."""
+        response = self.post(sent, **fields)
+        assert response.status_code == 201, response.text
+        return response.json()
+
+    def new(self, **fields: Any) -> str:
+        return self.create(**fields)["registrationId"]
+
+    def read(self, registration: str) -> dict[str, Any]:
+        response = self.api.get(f"{INVITES}/{registration}")
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def status(self, registration: str) -> str:
+        response = self.api.get(f"{INVITES}/{registration}/status")
+        assert response.status_code == 200, response.text
+        assert response.json()["registrationId"] == registration
+        return response.json()["status"]
+
+    def put(self, registration: str, **fields: Any) -> httpx.Response:
+        return self.api.put(f"{INVITES}/{registration}", json=fields)
+
+    def move(self, registration: str, status: str, **kwargs: Any) -> httpx.Response:
+        path = f"{INVITES}/{registration}/status"
+        return self.api.put(path, json={"status": status}, **kwargs)
+
+    def cancel(self, registration: str) -> httpx.Response:
+        return self.api.delete(f"{INVITES}/{registration}")
+
+    def entries(self, **params: Any) -> list[dict[str, Any]]:
+        """Every invitation list entry, walked page by page."""
+        query = {k: v for k, v in params.items() if v is not None}
+        found: list[dict[str, Any]] = []
+        while True:
+            page = self.api.get(INVITES, params={**query, "start": len(found), "limit": 1000})
+            found += page.json()["entries"]
+            if not page.json()["entries"] or len(found) >= page.json()["totalCount"]:
+                return found

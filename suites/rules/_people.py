@@ -1,0 +1,193 @@
+"""What the person and user suites share: the two kinds of record, and the helpers both use.
+
+Persons and users are searched, deleted and checked alike, under rules of their own prefix
+(PERS-, USER-); :func:`each_kind` parametrises a test over both, each parameter tagged with its
+own kind's rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from fixtures._limits import field_schema
+from fixtures.images import jpeg_bytes
+
+API = "/api/ws/v1"
+CREDENTIALS = f"{API}/credentials"
+# Search rows carry exactly these fields; the answer exactly this envelope.
+ROW_FIELDS = {"uuid", "firstName", "lastName", "email", "mobile"}
+ENVELOPE = {"entries", "startIndex", "countReturned", "totalCount"}
+# search criterion -> the record field it is matched on
+MATCHED_ON = {"mobileNumber": "mobile", "identityNr": "identityNumber"}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """Persons or users."""
+
+    name: str  # "person" or "user": the factories' body and the operation ids' noun
+    prefix: str  # of its rule ids
+
+    @property
+    def path(self) -> str:
+        return f"{API}/{self.name}s"
+
+    @property
+    def search_path(self) -> str:
+        return f"{self.path}/search"
+
+    @property
+    def search_op(self) -> str:
+        return f"search{self.name.capitalize()}s"
+
+    @property
+    def holder_field(self) -> str:
+        """The credential field naming a holder of this kind (personUuid, userUuid)."""
+        return f"{self.name}Uuid"
+
+    def body(self, factories: Any, **fields: Any) -> dict[str, Any]:
+        return getattr(factories, self.name)(**fields)
+
+    def rule(self, suffix: str) -> str:
+        return f"{self.prefix}-{suffix}"
+
+
+PERSON = Kind("person", "PERS")
+USER = Kind("user", "USER")
+KINDS = (PERSON, USER)
+
+
+def each_kind(*suffixes: str) -> list[Any]:
+    """PERSON and USER as parameters, each tagged with its own ``<PREFIX>-<suffix>`` rules."""
+    return [
+        pytest.param(kind, marks=pytest.mark.rule(*(kind.rule(s) for s in suffixes)), id=kind.name)
+        for kind in KINDS
+    ]
+
+
+# -- records -----------------------------------------------------------------------------
+def created(response: Any, key: str = "uuid") -> str:
+    """The handle (``key``) of a record a 201 answer created."""
+    assert response.status_code == 201, (response.status_code, response.text)
+    return response.json()[key]
+
+
+def read_record(api: Any, path: str, uuid: str) -> dict[str, Any]:
+    response = api.get(f"{path}/{uuid}")
+    assert response.status_code == 200, (response.status_code, response.text)
+    return response.json()
+
+
+def check_read_field_names(read: dict[str, Any], stored: set[str]) -> None:
+    """A read of a record without a photo: the request's names for its ``stored`` fields, and
+    the photo fields (empty), never the photoUuid handle."""
+    expected = {*stored, "uuid", "hasPhoto", "photoId", "photo", "thumbnail"}
+    assert expected <= set(read), f"missing {sorted(expected - set(read))}"
+    assert "photoUuid" not in read
+    assert (read["photoId"], read["photo"], read["thumbnail"]) == (None, None, None)
+
+
+def refused(response: Any, field: str) -> None:
+    """A 422 naming ``field``."""
+    assert response.status_code == 422, (field, response.status_code, response.text)
+    assert field in response.json()["reason"], (field, response.json()["reason"])
+
+
+def sized(factories: Any, length: int) -> str:
+    """A run-tagged value of exactly ``length`` characters (unique, for the numbers)."""
+    return (factories.tag("len") + "x" * length)[:length]
+
+
+def email_of_length(factories: Any, length: int) -> str:
+    domain = "@example.com"
+    return (factories.tag("m") + "x" * length)[: length - len(domain)] + domain
+
+
+def instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def live_references(api: Any, factories: Any, references: dict[str, Any]) -> dict[str, str]:
+    """A live record for each reference field: ``references`` maps the field to (path of the
+    records, their create operation)."""
+    made = {}
+    for field, (path, op) in references.items():
+        body = factories.location() if field == "location" else factories.named(op, field)
+        made[field] = created(api.post(path, json=body))
+    return made
+
+
+def staged_photo(api: Any, factories: Any) -> str:
+    """A fresh upload of a run-specific image (never the identical file of another upload)."""
+    text = f"{factories.run_id}:{factories.random.getrandbits(64)}"
+    data = jpeg_bytes(int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
+    upload = api.post(f"{API}/files/upload", files={"file": ("photo.jpg", data, "image/jpeg")})
+    assert upload.status_code == 200, upload.text
+    return upload.json()["uuid"]
+
+
+def credential(
+    api: Any, factories: Any, amws_run: Any, kind: Kind, holder: str, **extra: Any
+) -> str:
+    """A credential ``holder`` (of ``kind``) holds, open now on the target's clock."""
+    now = datetime.fromtimestamp(amws_run.target_clock(), UTC)
+    window = {
+        "activeDate": iso(now - timedelta(hours=1)),
+        "expiryDate": iso(now + timedelta(days=30)),
+    }
+    body = factories.credential(**{kind.holder_field: holder}, **window, **extra)
+    return created(api.post(CREDENTIALS, json=body))
+
+
+# -- search ------------------------------------------------------------------------------
+def limit_range(kind: Kind) -> tuple[int, int]:
+    limit = field_schema(kind.search_op, "limit")
+    return int(limit["minimum"]), int(limit["maximum"])
+
+
+def token(factories: Any) -> str:
+    """A run-unique text that ends in a delimiter, so no other token contains it (a long run
+    id is shortened with a digest, so the names built on it stay within their limits)."""
+    tag = factories.tag("srch").replace("-", "")
+    if len(tag) > 24:
+        tag = tag[:12] + hashlib.sha256(tag.encode()).hexdigest()[:10]
+    return tag + "Q"
+
+
+def digits(factories: Any, count: int) -> str:
+    return "".join(str(factories.random.randrange(10)) for _ in range(count))
+
+
+def searchable(
+    api: Any, factories: Any, kind: Kind, mark: str, **fields: Any
+) -> tuple[str, dict[str, Any]]:
+    """A record whose every searchable field carries ``mark`` (mobile: its own digits)."""
+    unique = digits(factories, 8)
+    values = {
+        "firstName": f"Fn{mark}Ab",
+        "lastName": f"Roosevelt{mark}Cd",
+        "email": f"em.{mark}.{unique}@example.com".lower(),
+        "mobile": f"+27{digits(factories, 9)}",
+        "identityNumber": f"Id{mark}E{unique}f",
+    }
+    body = kind.body(factories, **{**values, **fields})
+    return created(api.post(kind.path, json=body)), body
+
+
+def search(api: Any, kind: Kind, **body: Any) -> dict[str, Any]:
+    response = api.post(kind.search_path, json=body)
+    assert response.status_code == 200, (body, response.status_code, response.text)
+    return response.json()
+
+
+def uuids(page: dict[str, Any]) -> list[str]:
+    return [row["uuid"] for row in page["entries"]]
