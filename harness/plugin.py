@@ -120,15 +120,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    # Under pytest-xdist, tests sharing a rate-limited key must run on one worker: group
-    # them (see pytest_collection_modifyitems) and distribute by group.
-    option = config.option
-    if getattr(option, "numprocesses", None) and getattr(option, "dist", "no") in ("no", "load"):
-        option.dist = "loadgroup"
-
-
 def pytest_configure(config: pytest.Config) -> None:
     for marker, text in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {text}")
@@ -213,9 +204,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             unknown = [r for r in marker.args if r not in known]
             if unknown:
                 raise pytest.UsageError(f"{item.nodeid} names unknown rule(s) {', '.join(unknown)}")
-    for item in items:
-        if item.get_closest_marker("rate_limit") and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group("rate_limit"))
     wanted = config.getoption("--rules")
     if wanted:
         chosen = set(wanted.split(","))

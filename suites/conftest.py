@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import timedelta
 
 import pytest
 
@@ -37,8 +36,15 @@ def wait(control_or_none: ControlPlane | None) -> Callable[[float], None]:
 
 @pytest.fixture
 def restored_clock(control: ControlPlane) -> Iterator[Callable[[float], None]]:
-    """Moves the server clock forward for one test (call it with seconds), then puts it back
-    where it would have been had it not moved."""
-    server_start, started = control.now(), time.monotonic()
-    yield control.advance
-    control.set_now(server_start + timedelta(seconds=time.monotonic() - started))
+    """Moves the server clock forward for one test (call it with seconds); afterwards it is
+    moved back by as much. Moving back by the test's own total, rather than setting the clock,
+    leaves alone what others moved meanwhile (tests running in parallel on one server)."""
+    moved = [0.0]
+
+    def advance(seconds: float) -> None:
+        control.advance(seconds)
+        moved[0] += seconds
+
+    yield advance
+    if moved[0]:
+        control.advance(-moved[0])

@@ -1,7 +1,8 @@
-"""The product end to end: the suites against a separately started reference server.
+"""The product end to end.
 
-They must pass in parallel, certify the reference server as conformant, and leave it holding
-exactly the records it held before; then every fault of the catalogue must be killed.
+Against a separately started reference server the suites must pass, certify it as conformant
+and leave it holding exactly the records it held before; in parallel (each worker with its
+own embedded server) they must pass too; and every fault of the catalogue must be killed.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def _snapshot(profile: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_suites_pass_in_parallel_certify_and_leave_nothing_behind(
+def test_suites_pass_certify_and_leave_nothing_behind(
     served: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
     path, profile = served
@@ -132,6 +133,17 @@ def test_suites_pass_in_parallel_certify_and_leave_nothing_behind(
     assert document["verdict"] == "conformant", document["normative_summary"]
     assert not document["cleanup_problems"]
     assert _snapshot(profile) == before
+
+
+def test_suites_pass_in_parallel_on_embedded_servers() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "suites", "-n", "2", "-q", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
 
 
 def test_every_fault_of_the_catalogue_is_killed(tmp_path: Path) -> None:

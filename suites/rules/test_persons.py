@@ -13,20 +13,9 @@ import pytest
 
 import spec
 from fixtures._limits import body_schema, enum_values, field_schema
-from suites.rules._people import (
-    PERSON,
-    check_read_field_names,
-    created,
-    email_of_length,
-    instant,
-    live_references,
-    read_record,
-    refused,
-    sized,
-    staged_photo,
-)
+from suites.rules import _people as people
 
-PERSONS = PERSON.path
+PERSONS = people.PERSON.path
 BODY_FIELDS = [f for f in body_schema("createPerson")["properties"] if f != "photoUuid"]
 # Text fields whose only constraint is a length (no pattern, format or enum).
 PLAIN_TEXT = [
@@ -61,7 +50,7 @@ TIMESTAMPS = [
 
 # -- helpers -----------------------------------------------------------------------------
 def _read(api: Any, uuid: str) -> dict[str, Any]:
-    return read_record(api, PERSONS, uuid)
+    return people.read_record(api, PERSONS, uuid)
 
 
 def _stored(api: Any, body: dict[str, Any], field: str = "") -> list[str]:
@@ -78,13 +67,13 @@ def _stored(api: Any, body: dict[str, Any], field: str = "") -> list[str]:
 def test_first_name_is_required(api, factories) -> None:
     body = factories.person()
     del body["firstName"]
-    refused(api.post(PERSONS, json=body), "firstName")
+    people.refused(api.post(PERSONS, json=body), "firstName")
     assert _stored(api, body) == [], "a person without firstName was stored"
 
-    alone = created(api.post(PERSONS, json={"firstName": factories.tag("first")[:50]}))
-    uuid = created(api.post(PERSONS, json=factories.person()))
+    alone = people.created(api.post(PERSONS, json={"firstName": factories.tag("first")[:50]}))
+    uuid = people.created(api.post(PERSONS, json=factories.person()))
     before = _read(api, uuid)
-    refused(api.put(f"{PERSONS}/{uuid}", json={**body, "lastName": "changed"}), "firstName")
+    people.refused(api.put(f"{PERSONS}/{uuid}", json={**body, "lastName": "changed"}), "firstName")
     assert _read(api, uuid) == before
     assert _read(api, alone)["firstName"]
 
@@ -94,17 +83,17 @@ def test_first_name_is_required(api, factories) -> None:
 @pytest.mark.parametrize("field", PLAIN_TEXT)
 def test_text_length_limits(api, factories, field: str) -> None:
     high = field_schema("createPerson", field)["maxLength"]
-    at_limit = sized(factories, high)
-    uuid = created(api.post(PERSONS, json=factories.person(**{field: at_limit})))
+    at_limit = people.sized(factories, high)
+    uuid = people.created(api.post(PERSONS, json=factories.person(**{field: at_limit})))
     assert _read(api, uuid)[field] == at_limit, "a value at the limit was not stored as sent"
 
-    body = factories.person(**{field: sized(factories, high + 1)})
-    refused(api.post(PERSONS, json=body), field)
+    body = factories.person(**{field: people.sized(factories, high + 1)})
+    people.refused(api.post(PERSONS, json=body), field)
     assert _stored(api, body, field) == []
 
     before = _read(api, uuid)
-    over = factories.person(**{field: sized(factories, high + 1)})
-    refused(api.put(f"{PERSONS}/{uuid}", json=over), field)
+    over = factories.person(**{field: people.sized(factories, high + 1)})
+    people.refused(api.put(f"{PERSONS}/{uuid}", json=over), field)
     assert _read(api, uuid) == before
 
 
@@ -113,14 +102,14 @@ def test_text_length_limits(api, factories, field: str) -> None:
 def test_patterned_fields_length_limits(api, factories, field: str) -> None:
     high = field_schema("createPerson", field)["maxLength"]
     if field in EMAILS:
-        at_limit = email_of_length(factories, high)
-        uuid = created(api.post(PERSONS, json=factories.person(**{field: at_limit})))
+        at_limit = people.email_of_length(factories, high)
+        uuid = people.created(api.post(PERSONS, json=factories.person(**{field: at_limit})))
         assert _read(api, uuid)[field] == at_limit
-        over = email_of_length(factories, high + 1)
+        over = people.email_of_length(factories, high + 1)
     else:  # an international number cannot reach the limit; only the excess is refused
         over = "+" + "1" * high
     body = factories.person(**{field: over})
-    refused(api.post(PERSONS, json=body), field)
+    people.refused(api.post(PERSONS, json=body), field)
     assert _stored(api, body, field) == []
 
 
@@ -129,7 +118,7 @@ def test_patterned_fields_length_limits(api, factories, field: str) -> None:
 @pytest.mark.parametrize("field", ENUMS)
 def test_enum_fields_take_only_listed_values(api, factories, field: str) -> None:
     values = enum_values("createPerson", field)
-    uuid = created(api.post(PERSONS, json=factories.person(**{field: values[0]})))
+    uuid = people.created(api.post(PERSONS, json=factories.person(**{field: values[0]})))
     for value in values:
         assert (
             api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: value})).status_code == 200
@@ -137,10 +126,10 @@ def test_enum_fields_take_only_listed_values(api, factories, field: str) -> None
         assert _read(api, uuid)[field] == value
     wrong = factories.wrong_enum("createPerson", field)
     body = factories.person(**{field: wrong})
-    refused(api.post(PERSONS, json=body), field)
+    people.refused(api.post(PERSONS, json=body), field)
     assert _stored(api, body) == []
     for bad in (wrong, values[0].lower()):
-        refused(api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: bad})), field)
+        people.refused(api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: bad})), field)
     assert _read(api, uuid)[field] == values[-1]
 
 
@@ -162,20 +151,20 @@ FORMATS = [
 def test_formatted_fields_refuse_other_layouts(api, factories, field, make, bad_values) -> None:
     """Dates are yyyy-MM-dd, e-mails addresses, phones international; others answer 422."""
     good = make(factories)
-    uuid = created(api.post(PERSONS, json=factories.person(**{field: good})))
+    uuid = people.created(api.post(PERSONS, json=factories.person(**{field: good})))
     assert _read(api, uuid)[field] == good, "the value did not read back unchanged"
     for bad in bad_values:
         body = factories.person(**{field: bad})
-        refused(api.post(PERSONS, json=body), field)
+        people.refused(api.post(PERSONS, json=body), field)
         assert _stored(api, body) == [], bad
-        refused(api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: bad})), field)
+        people.refused(api.put(f"{PERSONS}/{uuid}", json=factories.person(**{field: bad})), field)
     assert _read(api, uuid)[field] == good
 
 
 @pytest.mark.rule("PERS-FIELD-PHONE")
 def test_extension_and_fax_are_only_length_checked(api, factories) -> None:
     body = factories.person(telephoneExtension="0821234567", fax="021 555 0100 ext. 4")
-    read = _read(api, created(api.post(PERSONS, json=body)))
+    read = _read(api, people.created(api.post(PERSONS, json=body)))
     assert read["telephoneExtension"] == "0821234567"
     assert read["fax"] == "021 555 0100 ext. 4"
 
@@ -186,23 +175,23 @@ def test_extension_and_fax_are_only_length_checked(api, factories) -> None:
 def test_references_must_exist(api, factories, ledger, field: str) -> None:
     body = factories.person(**{field: ledger.fresh_uuid()})
     response = api.post(PERSONS, json=body)
-    refused(response, field)
+    people.refused(response, field)
     assert _stored(api, body) == [], "the person was stored despite the bad reference"
 
-    uuid = created(api.post(PERSONS, json=factories.person()))
+    uuid = people.created(api.post(PERSONS, json=factories.person()))
     before = _read(api, uuid)
     changed = factories.person(**{field: ledger.fresh_uuid()})
-    refused(api.put(f"{PERSONS}/{uuid}", json=changed), field)
+    people.refused(api.put(f"{PERSONS}/{uuid}", json=changed), field)
     assert _read(api, uuid) == before
 
 
 @pytest.mark.rule("PERS-PHOTO-UUID-INVALID")
 def test_never_issued_photo_uuid_is_refused(api, factories, ledger) -> None:
     body = factories.person(photoUuid=ledger.fresh_uuid())
-    refused(api.post(PERSONS, json=body), "photoUuid")
+    people.refused(api.post(PERSONS, json=body), "photoUuid")
     assert _stored(api, body) == []
 
-    uuid = created(api.post(PERSONS, json=factories.person()))
+    uuid = people.created(api.post(PERSONS, json=factories.person()))
     before = _read(api, uuid)
     changed = factories.person(photoUuid=ledger.fresh_uuid())
     assert api.put(f"{PERSONS}/{uuid}", json=changed).status_code == 422
@@ -211,9 +200,9 @@ def test_never_issued_photo_uuid_is_refused(api, factories, ledger) -> None:
 
 @pytest.mark.rule("PERS-PHOTO-ATTACH")
 def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
-    uuid = created(api.post(PERSONS, json=factories.person()))
+    uuid = people.created(api.post(PERSONS, json=factories.person()))
     assert _read(api, uuid)["hasPhoto"] is False
-    staged = staged_photo(api, factories)
+    staged = people.staged_photo(api, factories)
     assert api.put(f"{PERSONS}/{uuid}", json=factories.person(photoUuid=staged)).status_code == 200
     read = _read(api, uuid)
     assert read["hasPhoto"] is True
@@ -222,7 +211,7 @@ def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
 
 @pytest.mark.rule("PERS-HAS-PHOTO-READ-ONLY")
 def test_has_photo_in_a_request_is_ignored(api, factories) -> None:
-    uuid = created(api.post(PERSONS, json=factories.person(hasPhoto=True)))
+    uuid = people.created(api.post(PERSONS, json=factories.person(hasPhoto=True)))
     assert _read(api, uuid)["hasPhoto"] is False
     assert api.put(f"{PERSONS}/{uuid}", json=factories.person(hasPhoto=True)).status_code == 200
     assert _read(api, uuid)["hasPhoto"] is False
@@ -231,7 +220,7 @@ def test_has_photo_in_a_request_is_ignored(api, factories) -> None:
 # -- the read ----------------------------------------------------------------------------
 def _full_body(api: Any, factories: Any) -> dict[str, Any]:
     """A body filling every person field (values chosen by each field's schema)."""
-    body = {**factories.person(), **live_references(api, factories, REFERENCES)}
+    body = {**factories.person(), **people.live_references(api, factories, REFERENCES)}
     for i, field in enumerate(f for f in BODY_FIELDS if f not in body):
         schema = field_schema("createPerson", field)
         if field in TIMESTAMPS:  # sent with a +02:00 offset, read back in UTC
@@ -245,7 +234,7 @@ def _full_body(api: Any, factories: Any) -> dict[str, Any]:
         elif field in EMAILS or field in PHONES:
             body[field] = factories.email() if field in EMAILS else factories.phone()
         else:
-            body[field] = sized(factories, min(schema["maxLength"], 30))
+            body[field] = people.sized(factories, min(schema["maxLength"], 30))
     return body
 
 
@@ -253,11 +242,11 @@ def _full_body(api: Any, factories: Any) -> dict[str, Any]:
 def test_read_returns_the_whole_stored_record(api, factories) -> None:
     body = _full_body(api, factories)
     assert set(BODY_FIELDS) <= set(body), set(BODY_FIELDS) - set(body)
-    read = _read(api, created(api.post(PERSONS, json=body)))
+    read = _read(api, people.created(api.post(PERSONS, json=body)))
     for field, sent in body.items():
         if field in TIMESTAMPS:
             assert read[field].endswith("Z"), (field, read[field])
-            assert instant(read[field]) == instant(sent), field
+            assert people.instant(read[field]) == people.instant(sent), field
         else:
             assert read[field] == sent, (field, read[field], sent)
     assert read["hasPhoto"] is False
@@ -265,15 +254,15 @@ def test_read_returns_the_whole_stored_record(api, factories) -> None:
 
 @pytest.mark.rule("PERS-ADDRESS-FIELD-NAMES")
 def test_address_blocks_use_their_field_names(api, factories) -> None:
-    values = {field: sized(factories, 50) for field in ADDRESS_FIELDS}
-    read = _read(api, created(api.post(PERSONS, json=factories.person(**values))))
+    values = {field: people.sized(factories, 50) for field in ADDRESS_FIELDS}
+    read = _read(api, people.created(api.post(PERSONS, json=factories.person(**values))))
     assert {field: read.get(field) for field in ADDRESS_FIELDS} == values
 
 
 @pytest.mark.rule("PERS-READ-FIELD-NAMES")
 def test_read_carries_the_request_names_and_photo_fields(api, factories) -> None:
-    read = _read(api, created(api.post(PERSONS, json=factories.person())))
-    check_read_field_names(read, set(BODY_FIELDS))
+    read = _read(api, people.created(api.post(PERSONS, json=factories.person())))
+    people.check_read_field_names(read, set(BODY_FIELDS))
 
 
 # -- not found, no list ------------------------------------------------------------------
@@ -290,7 +279,7 @@ def test_unknown_person_answers_404(api, factories, ledger) -> None:
 
 @pytest.mark.rule("PERS-NO-LIST-ALL")
 def test_persons_cannot_be_listed_wholesale(api, factories) -> None:
-    created(api.post(PERSONS, json=factories.person()))
+    people.created(api.post(PERSONS, json=factories.person()))
     # Not an operation of the spec: the global checks have nothing to compare with.
     response = api.get(PERSONS, checks=False)
     if 200 <= response.status_code < 300:
@@ -307,12 +296,12 @@ def test_persons_cannot_be_listed_wholesale(api, factories) -> None:
 @pytest.mark.parametrize("field", ["identityNumber", "staffIdNumber"])
 def test_duplicate_numbers_conflict(api, factories, field: str) -> None:
     number = factories.tag("dup")[:50]
-    first = created(api.post(PERSONS, json=factories.person(**{field: number})))
+    first = people.created(api.post(PERSONS, json=factories.person(**{field: number})))
     body = factories.person(**{field: number})
     assert api.post(PERSONS, json=body).status_code == 409
     assert _stored(api, body) == [], "the duplicate was stored"
 
-    second = created(api.post(PERSONS, json=factories.person()))
+    second = people.created(api.post(PERSONS, json=factories.person()))
     before = _read(api, second)
     assert (
         api.put(f"{PERSONS}/{second}", json=factories.person(**{field: number})).status_code == 409
@@ -325,13 +314,13 @@ def test_duplicate_numbers_conflict(api, factories, field: str) -> None:
     for value in ("", None):
         for _ in range(2):
             body = factories.person(**{"identityNumber": value, field: value})
-            created(api.post(PERSONS, json={k: v for k, v in body.items() if v is not None}))
+            people.created(api.post(PERSONS, json={k: v for k, v in body.items() if v is not None}))
 
 
 @pytest.mark.rule("PERS-PUT-FULL-REPLACEMENT")
 def test_put_replaces_the_whole_record(api, factories) -> None:
     body = _full_body(api, factories)
-    uuid = created(api.post(PERSONS, json=body))
+    uuid = people.created(api.post(PERSONS, json=body))
     first_name = factories.tag("only")[:50]
     assert api.put(f"{PERSONS}/{uuid}", json={"firstName": first_name}).status_code == 200
     read = _read(api, uuid)

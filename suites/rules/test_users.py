@@ -16,20 +16,9 @@ import pytest
 
 import spec
 from fixtures._limits import body_schema, field_schema, length_range
-from suites.rules._people import (
-    USER,
-    check_read_field_names,
-    created,
-    email_of_length,
-    instant,
-    live_references,
-    read_record,
-    refused,
-    sized,
-    staged_photo,
-)
+from suites.rules import _people as people
 
-USERS = USER.path
+USERS = people.USER.path
 BODY_FIELDS = list(body_schema("createUser")["properties"])
 PHONE_PATTERN = spec.openapi()["components"]["schemas"]["InternationalPhone"]["pattern"]
 PHONES = [f for f in BODY_FIELDS if field_schema("createUser", f).get("pattern") == PHONE_PATTERN]
@@ -54,7 +43,7 @@ SYMBOLS = "!#$%&*+-=?@^_"
 
 # -- helpers -----------------------------------------------------------------------------
 def _read(api: Any, uuid: str) -> dict[str, Any]:
-    return read_record(api, USERS, uuid)
+    return people.read_record(api, USERS, uuid)
 
 
 def _stored(api: Any, body: dict[str, Any], field: str = "") -> list[str]:
@@ -81,7 +70,7 @@ def _default_role(api: Any, profile: Any) -> str:
 
 
 def _role(api: Any, factories: Any) -> str:
-    return created(api.post("/api/ws/v1/roles", json=factories.role()))
+    return people.created(api.post("/api/ws/v1/roles", json=factories.role()))
 
 
 def _password(length: int, *, leave_out: str = "", space: bool = False) -> str:
@@ -104,12 +93,12 @@ def _password(length: int, *, leave_out: str = "", space: bool = False) -> str:
 def test_email_is_required(api, factories) -> None:
     body = _user(factories)
     del body["email"]
-    refused(api.post(USERS, json=body), "email")
+    people.refused(api.post(USERS, json=body), "email")
     assert _stored(api, body, "email") == [], "a user without email was stored"
 
-    uuid = created(api.post(USERS, json=_user(factories)))
+    uuid = people.created(api.post(USERS, json=_user(factories)))
     before = _read(api, uuid)
-    refused(api.put(f"{USERS}/{uuid}", json=body), "email")
+    people.refused(api.put(f"{USERS}/{uuid}", json=body), "email")
     assert _read(api, uuid) == before
 
 
@@ -117,15 +106,17 @@ def test_email_is_required(api, factories) -> None:
 @pytest.mark.parametrize("field", PLAIN_TEXT)
 def test_text_length_limits(api, factories, field: str) -> None:
     low, high = length_range("createUser", field)
-    at_limit = sized(factories, high)
-    uuid = created(api.post(USERS, json=_user(factories, **{field: at_limit})))
+    at_limit = people.sized(factories, high)
+    uuid = people.created(api.post(USERS, json=_user(factories, **{field: at_limit})))
     before = _read(api, uuid)
     assert before[field] == at_limit, "a value at the limit was not stored as sent"
     for length in [high + 1] + ([low - 1] if low > 0 else []):
-        body = _user(factories, **{field: sized(factories, length)})
-        refused(api.post(USERS, json=body), field)
+        body = _user(factories, **{field: people.sized(factories, length)})
+        people.refused(api.post(USERS, json=body), field)
         assert _stored(api, body, field) == [], length
-        refused(api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: body[field]})), field)
+        people.refused(
+            api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: body[field]})), field
+        )
     assert _read(api, uuid) == before
 
 
@@ -137,18 +128,19 @@ def test_username_lower_bound_and_email_limit(api, factories) -> None:
         response = api.post(USERS, json=_user(factories, username=short))
         if response.status_code != 409:
             break
-    uuid = created(response)
+    uuid = people.created(response)
     assert _read(api, uuid)["username"] == short
     high = field_schema("createUser", "email")["maxLength"]
-    at_limit = email_of_length(factories, high)
-    uuid = created(api.post(USERS, json=_user(factories, email=at_limit)))
+    at_limit = people.email_of_length(factories, high)
+    uuid = people.created(api.post(USERS, json=_user(factories, email=at_limit)))
     assert _read(api, uuid)["email"] == at_limit
-    refused(
-        api.post(USERS, json=_user(factories, email=email_of_length(factories, high + 1))), "email"
+    people.refused(
+        api.post(USERS, json=_user(factories, email=people.email_of_length(factories, high + 1))),
+        "email",
     )
     for field in PHONES:  # an international number cannot reach the limit: only the excess
         over = "+" + "1" * field_schema("createUser", field)["maxLength"]
-        refused(api.post(USERS, json=_user(factories, **{field: over})), field)
+        people.refused(api.post(USERS, json=_user(factories, **{field: over})), field)
 
 
 BAD_EMAILS = ("not-an-address", "two@@example.com", "no-domain@", "spaced name@example.com")
@@ -165,14 +157,14 @@ FORMATS = [
 @pytest.mark.parametrize(("field", "bad_values"), FORMATS)
 def test_formatted_fields_refuse_other_layouts(api, factories, field, bad_values) -> None:
     """The e-mail must be an address, phones international; the extension is free text."""
-    uuid = created(api.post(USERS, json=_user(factories, telephoneExtension="0821")))
+    uuid = people.created(api.post(USERS, json=_user(factories, telephoneExtension="0821")))
     before = _read(api, uuid)
     assert before["telephoneExtension"] == "0821", "the extension is more than length-checked"
     for bad in bad_values:
         body = _user(factories, **{field: bad})
-        refused(api.post(USERS, json=body), field)
+        people.refused(api.post(USERS, json=body), field)
         assert _stored(api, body, field) == [], bad
-        refused(api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: bad})), field)
+        people.refused(api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: bad})), field)
     assert _read(api, uuid) == before
 
 
@@ -187,7 +179,7 @@ REFERENCE_PARAMS = [
 def test_references_must_exist(api, factories, ledger, field: str) -> None:
     """An unknown UUID is refused with 422 (naming the field; the role rule does not require
     that) on create and replace, and nothing is stored."""
-    uuid = created(api.post(USERS, json=_user(factories)))
+    uuid = people.created(api.post(USERS, json=_user(factories)))
     before = _read(api, uuid)
     body = _user(factories, **{field: ledger.fresh_uuid()})
     replace = _user(factories, **{field: ledger.fresh_uuid()})
@@ -195,7 +187,7 @@ def test_references_must_exist(api, factories, ledger, field: str) -> None:
         if field == "role":
             assert response.status_code == 422, (response.status_code, response.text)
         else:
-            refused(response, field)
+            people.refused(response, field)
     assert _stored(api, body) == [], "the user was stored despite the bad reference"
     assert _read(api, uuid) == before
 
@@ -205,9 +197,12 @@ def test_user_without_role_gets_the_default_role(api, factories, profile) -> Non
     default = _default_role(api, profile)
     body = _user(factories)
     body.pop("role", None)
-    assert _read(api, created(api.post(USERS, json=body)))["role"] == default
+    assert _read(api, people.created(api.post(USERS, json=body)))["role"] == default
     mine = _role(api, factories)
-    assert _read(api, created(api.post(USERS, json=_user(factories, role=mine))))["role"] == mine
+    assert (
+        _read(api, people.created(api.post(USERS, json=_user(factories, role=mine))))["role"]
+        == mine
+    )
 
 
 @pytest.mark.rule("USER-USERNAME-GENERATED")
@@ -217,7 +212,7 @@ def test_missing_username_is_generated(api, factories) -> None:
     for _ in range(2):
         body = _user(factories)
         del body["username"]
-        username = _read(api, created(api.post(USERS, json=body)))["username"]
+        username = _read(api, people.created(api.post(USERS, json=body)))["username"]
         assert isinstance(username, str) and low <= len(username) <= high, username
         names.append(username)
     assert names[0] != names[1], "two generated usernames are the same"
@@ -241,11 +236,11 @@ def _policy_breaches() -> list[Any]:
 @pytest.mark.parametrize("password", _policy_breaches())
 def test_password_breaking_the_policy_is_refused(api, factories, password: str) -> None:
     body = _user(factories, password=password)
-    refused(api.post(USERS, json=body), "password")
+    people.refused(api.post(USERS, json=body), "password")
     assert _stored(api, body) == []
-    uuid = created(api.post(USERS, json=_user(factories)))
+    uuid = people.created(api.post(USERS, json=_user(factories)))
     before = _read(api, uuid)
-    refused(api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)), "password")
+    people.refused(api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)), "password")
     assert _read(api, uuid) == before
 
 
@@ -253,19 +248,19 @@ def test_password_breaking_the_policy_is_refused(api, factories, password: str) 
 def test_password_meeting_the_policy_or_left_out_is_accepted(api, factories) -> None:
     low, high = length_range("createUser", "password")
     for password in (_password(low), _password(high)):
-        uuid = created(api.post(USERS, json=_user(factories, password=password)))
+        uuid = people.created(api.post(USERS, json=_user(factories, password=password)))
         assert (
             api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)).status_code == 200
         )
     body = _user(factories)
     del body["password"]
-    created(api.post(USERS, json=body))
+    people.created(api.post(USERS, json=body))
 
 
 @pytest.mark.rule("USER-PASSWORD-NEVER-RETURNED")
 def test_password_reads_back_empty(api, factories) -> None:
     password = _password(length_range("createUser", "password")[0] + 4)
-    uuid = created(api.post(USERS, json=_user(factories, password=password)))
+    uuid = people.created(api.post(USERS, json=_user(factories, password=password)))
     assert _read(api, uuid)["password"] in ("", None)
     assert api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)).status_code == 200
     read = _read(api, uuid)
@@ -280,7 +275,7 @@ def test_onboarding_flag_is_accepted(api, factories) -> None:
     bodies = [_user(factories, sendOnBoardingMessage=flag) for flag in (True, True, False)]
     del bodies[0]["password"]  # the service then generates one for the e-mail
     for body in bodies:
-        read = _read(api, created(api.post(USERS, json=body)))
+        read = _read(api, people.created(api.post(USERS, json=body)))
         assert read["email"] == body["email"]
         assert read["password"] in ("", None)
         assert "sendOnBoardingMessage" not in read
@@ -288,7 +283,9 @@ def test_onboarding_flag_is_accepted(api, factories) -> None:
 
 @pytest.mark.rule("USER-PHOTO-ATTACH")
 def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
-    uuid = created(api.post(USERS, json=_user(factories, photoUuid=staged_photo(api, factories))))
+    uuid = people.created(
+        api.post(USERS, json=_user(factories, photoUuid=people.staged_photo(api, factories)))
+    )
     read = _read(api, uuid)
     assert read["hasPhoto"] is True
     assert "photoUuid" not in read, "photoUuid is read back"
@@ -299,11 +296,11 @@ def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
 @pytest.mark.parametrize("field", ["email", "username"])
 def test_email_or_username_in_use_conflicts(api, factories, field: str) -> None:
     first = _user(factories)
-    created(api.post(USERS, json=first))
+    people.created(api.post(USERS, json=first))
     body = _user(factories, **{field: first[field]})
     assert api.post(USERS, json=body).status_code == 409
     assert api.post(f"{USERS}/search", json={"lastName": body["lastName"]}).json()["entries"] == []
-    second = created(api.post(USERS, json=_user(factories)))
+    second = people.created(api.post(USERS, json=_user(factories)))
     before = _read(api, second)
     assert (
         api.put(f"{USERS}/{second}", json=_user(factories, **{field: first[field]})).status_code
@@ -328,19 +325,21 @@ def _full_body(api: Any, factories: Any) -> dict[str, Any]:
         accountActiveDate=factories.instant(days=-1, offset_hours=2),
         accountExpiryDate=factories.instant(days=90, offset_hours=-5),
     )
-    return {**body, **live_references(api, factories, REFERENCES)}
+    return {**body, **people.live_references(api, factories, REFERENCES)}
 
 
 @pytest.mark.rule("USER-GET-FULL-RECORD")
 def test_read_returns_the_whole_account(api, factories) -> None:
     body = _full_body(api, factories)
     assert set(BODY_FIELDS) - set(body) <= {*ONE_SHOT}
-    read = _read(api, created(api.post(USERS, json=body)))
+    read = _read(api, people.created(api.post(USERS, json=body)))
     for field, sent in body.items():
         if field == "password":
             continue
         if field in TIMESTAMPS:
-            assert read[field].endswith("Z") and instant(read[field]) == instant(sent), field
+            assert read[field].endswith("Z") and people.instant(read[field]) == people.instant(
+                sent
+            ), field
         else:
             assert read[field] == sent, (field, read[field], sent)
     assert read["hasPhoto"] is False
@@ -348,8 +347,8 @@ def test_read_returns_the_whole_account(api, factories) -> None:
 
 @pytest.mark.rule("USER-READ-FIELD-NAMES")
 def test_read_carries_the_request_names_and_photo_fields(api, factories) -> None:
-    read = _read(api, created(api.post(USERS, json=_user(factories))))
-    check_read_field_names(read, {f for f in BODY_FIELDS if f not in ONE_SHOT})
+    read = _read(api, people.created(api.post(USERS, json=_user(factories))))
+    people.check_read_field_names(read, {f for f in BODY_FIELDS if f not in ONE_SHOT})
 
 
 @pytest.mark.rule("USER-NOT-FOUND")
@@ -369,7 +368,7 @@ def test_unknown_user_answers_404(api, factories, ledger) -> None:
 # -- replacement -------------------------------------------------------------------------
 @pytest.mark.rule("USER-PUT-FULL-REPLACEMENT")
 def test_put_replaces_the_whole_account(api, factories) -> None:
-    uuid = created(api.post(USERS, json=_full_body(api, factories)))
+    uuid = people.created(api.post(USERS, json=_full_body(api, factories)))
     email = factories.email()
     assert api.put(f"{USERS}/{uuid}", json={"email": email}).status_code == 200
     read = _read(api, uuid)
@@ -384,7 +383,7 @@ def test_put_replaces_the_whole_account(api, factories) -> None:
 def test_put_without_role_restores_the_default(api, factories, profile) -> None:
     mine = _role(api, factories)
     body = _user(factories, role=mine)
-    uuid = created(api.post(USERS, json=body))
+    uuid = people.created(api.post(USERS, json=body))
     assert _read(api, uuid)["role"] == mine
     del body["role"]
     assert api.put(f"{USERS}/{uuid}", json=body).status_code == 200
@@ -395,7 +394,7 @@ def test_put_without_role_restores_the_default(api, factories, profile) -> None:
 def test_put_without_username_generates_a_new_one(api, factories) -> None:
     low, high = length_range("updateUser", "username")
     body = _user(factories)
-    uuid = created(api.post(USERS, json=body))
+    uuid = people.created(api.post(USERS, json=body))
     previous = body.pop("username")
     assert _read(api, uuid)["username"] == previous
     assert api.put(f"{USERS}/{uuid}", json=body).status_code == 200

@@ -43,7 +43,8 @@ def _clip(text: str, width: int = 160) -> str:
 def for_run(base: settings, run: Any) -> settings:
     """``base``, without the shrink phase when the run is a self-check against a reference
     fault: there only the failure counts, and shrinking replays a machine hundreds of times."""
-    if not getattr(run, "reference_faults", ()):
+    active = getattr(run, "active_faults", None) or getattr(run, "reference_faults", ())
+    if not active:
         return base
     return settings(base, phases=[p for p in base.phases if p is not Phase.shrink])
 
@@ -108,5 +109,5 @@ class Calls:
         response = self("POST", path, json=body, expect=201).json()
         return self.ref(kind, response.get("registrationId") or response["uuid"])
 
-    def read(self, path: str) -> dict[str, Any]:
+    def read(self, path: str) -> Any:
         return self("GET", path, expect=200).json()

@@ -68,6 +68,8 @@ class PeopleMachine(RuleBasedStateMachine):
         self.setup = setup  # department, role (run-made), default_role, acls (the system's)
         for name in ("department", "role"):
             self.call.labels[setup[name].lower()] = f"setup {name}"
+        for number, acl in enumerate(setup["acls"], 1):
+            self.call.labels[acl.lower()] = f"list {number}"
         self.people: dict[str, dict[str, Any]] = {}  # holder uuid -> the fields as they read
         self.enabled: dict[str, bool] = {}  # user uuid -> enabled
         self.refs: dict[str, Ref] = {}
@@ -223,7 +225,8 @@ class PeopleMachine(RuleBasedStateMachine):
     @precondition(lambda self: self._any("person") or self._any("user"))
     @rule(holder=records.filter(_live("person", "user")))
     def delete_holder(self, holder: Ref) -> None:
-        """The credentials survive, not DELETED, with holderUuid null."""
+        """The credentials survive, not DELETED, with holderUuid null; a credential can no
+        longer be issued to it (404)."""
         self.call("DELETE", f"{PATHS[holder.kind]}/{holder.uuid}", expect=200)
         holder.gone = True
         self._check_holder(holder)
@@ -231,6 +234,7 @@ class PeopleMachine(RuleBasedStateMachine):
             if card["holder"] == holder.uuid:
                 card["holder"] = None
                 self._check_card(self.refs[uuid])
+        self._issue(holder, [], self.f.tag("card"))  # 404: the holder is no more
 
     # -- credentials -------------------------------------------------------------------------
     def _issue(self, holder: Ref, lists: list[str], identifier: str) -> Ref | None:
@@ -333,7 +337,6 @@ def setup(api, factories) -> dict[str, Any]:
     "PERS-PUT-FULL-REPLACEMENT",
     "PERS-DELETE-HARD",
     "PERS-DELETE-UNLINKS-CREDENTIALS",
-    "PERS-GET-FULL-RECORD",
     "USER-PUT-FULL-REPLACEMENT",
     "USER-PUT-ROLE-RESET",
     "USER-PUT-USERNAME-REGENERATED",

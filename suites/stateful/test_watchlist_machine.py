@@ -93,6 +93,16 @@ class WatchlistMachine(RuleBasedStateMachine):
         listed = {e["uuid"] for e in page["entries"]}
         assert listed == held, self.call.show(f"{ref.label} lists {listed}, model: {held}")
 
+    def _check_list(self) -> None:
+        """GET /watchlists holds every live watchlist of the run as it reads alone."""
+        ours = {w["uuid"]: w for w in self.call.read(WATCHLISTS) if w["uuid"] in self.lists}
+        expected = {
+            u: {"uuid": u, **m, "entryCount": len(self._entries_of(u))}
+            for u, m in self.lists.items()
+            if not self.refs[u].gone
+        }
+        assert ours == expected, self.call.show(f"the list holds {ours}, model: {expected}")
+
     def _check_entry(self, ref: Ref) -> None:
         entry = self.entries[ref.uuid]
         path = f"{WATCHLISTS}/{entry['watchlist']}/entries/{ref.uuid}"
@@ -117,6 +127,7 @@ class WatchlistMachine(RuleBasedStateMachine):
         self.refs[ref.uuid] = ref
         self.lists[ref.uuid] = {"name": body["name"], "enabled": enabled is not False}
         self._check_watchlist(ref)
+        self._check_list()
         return ref
 
     def _add_entry(self, watchlist: Ref, identity: int, fields: set[str]) -> Ref | None:
@@ -178,6 +189,7 @@ class WatchlistMachine(RuleBasedStateMachine):
         self.call("DELETE", f"{WATCHLISTS}/{watchlist.uuid}", expect=200)
         watchlist.gone = True
         self._check_watchlist(watchlist)
+        self._check_list()
         for uuid in sorted(held):
             self.refs[uuid].gone = True
             self._check_entry(self.refs[uuid])
