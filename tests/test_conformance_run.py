@@ -113,8 +113,6 @@ def test_suites_pass_certify_and_leave_nothing_behind(
             "-m",
             "pytest",
             "suites",
-            "-n",
-            "2",
             "--target",
             str(path),
             "-q",
