@@ -37,6 +37,7 @@ MARKERS = {
     "slow": "takes seconds, not milliseconds",
 }
 NOT_CONFIGURED = "not configured"
+KEY_NAMES = ("full", "readonly", "none", "disabled", "other_system", "rate_limit", "encrypted")
 _ACTIVE: list[pytest.Config] = []
 
 
@@ -253,15 +254,7 @@ def _uses_target(item: pytest.Item) -> bool:
 
 
 def _where(capability: str) -> str:
-    if capability in (
-        "full",
-        "readonly",
-        "none",
-        "disabled",
-        "other_system",
-        "rate_limit",
-        "encrypted",
-    ):
+    if capability in KEY_NAMES:
         return f"keys.{capability}"
     if capability == "destructive":
         return "permission to change records it did not create (a control plane)"
@@ -269,15 +262,7 @@ def _where(capability: str) -> str:
 
 
 def _has(run: Run, profile: Profile, capability: str) -> bool:
-    if capability in (
-        "full",
-        "readonly",
-        "none",
-        "disabled",
-        "other_system",
-        "rate_limit",
-        "encrypted",
-    ):
+    if capability in KEY_NAMES:
         return profile.has_key(capability)
     if capability == "destructive":
         # Only a target whose state is ours to break (the reference server) allows refusal
