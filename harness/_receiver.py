@@ -53,6 +53,11 @@ class Receiver:
         with self.inbox.lock:
             return list(self.inbox.rejections)
 
+    def failures(self) -> list[Delivery]:
+        """Verified deliveries the receiver was told to answer with 503."""
+        with self.inbox.lock:
+            return list(self.inbox.failures)
+
     def wait_for(
         self,
         status: str,

@@ -8,7 +8,8 @@ encrypted fields decrypted and are kept; ``GET /deliveries`` (optionally ``?stat
 them, ``GET /rejections`` lists what was refused and why, ``DELETE /deliveries`` forgets all.
 
 Tests steer failures through ``app.state.inbox``: ``fail_next`` answers that many POSTs with
-503, ``delay`` holds each answer back that many seconds.
+503, ``fail_when`` answers 503 to every verified payload it accepts, ``delay`` holds each answer
+back that many seconds. Every 503 is kept in ``failures`` so a test can pick out its own.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class Inbox:
         self.rejections: list[dict[str, Any]] = []
         self.attempts = 0
         self.fail_next = 0
+        self.fail_when: Callable[[Any], bool] | None = None
+        self.failures: list[dict[str, Any]] = []
         self.delay = 0.0
         self.seen: set[tuple[str, str]] = set()
         self.lock = threading.Lock()
@@ -61,6 +64,7 @@ class Inbox:
         with self.lock:
             self.deliveries.clear()
             self.rejections.clear()
+            self.failures.clear()
 
 
 def _decrypt(node: Any, fields: frozenset[str], secret: str, iv: str) -> Any:
@@ -162,19 +166,21 @@ def create_receiver(
         if inbox.delay:
             await asyncio.sleep(inbox.delay)
         with inbox.lock:
-            if inbox.fail_next > 0:
-                inbox.fail_next -= 1
+            record = {
+                "path": request.url.path,
+                "status": payload.get("status") if isinstance(payload, dict) else None,
+                "received_at": time.time(),
+                "headers": dict(request.headers),
+                "body": raw.decode("utf-8"),
+                "payload": payload,
+            }
+            told = inbox.fail_when is not None and inbox.fail_when(payload)
+            if told or inbox.fail_next > 0:
+                inbox.fail_next -= 0 if told else 1
+                # monotonic, so gaps between retries can be measured on the receiver's side
+                inbox.failures.append({**record, "answered_at": time.monotonic()})
                 return JSONResponse({"accepted": False, "reason": "told to fail"}, 503)
-            inbox.deliveries.append(
-                {
-                    "path": request.url.path,
-                    "status": payload.get("status") if isinstance(payload, dict) else None,
-                    "received_at": time.time(),
-                    "headers": dict(request.headers),
-                    "body": raw.decode("utf-8"),
-                    "payload": payload,
-                }
-            )
+            inbox.deliveries.append(record)
         return JSONResponse({"accepted": True})
 
     async def deliveries(request: Request) -> JSONResponse:

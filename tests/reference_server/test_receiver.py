@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -182,3 +183,18 @@ def test_deliveries_can_be_cleared(client: httpx.Client, clock: Clock) -> None:
     assert post(client, body_of(), millis(clock, -8)).status_code == 200
     assert client.delete("/deliveries").status_code == 200
     assert client.get("/deliveries").json() == []
+
+
+def test_fail_when_answers_503_to_matching_payloads_and_keeps_them(
+    client: httpx.Client, clock: Clock, rx: Receiver
+) -> None:
+    doomed = str(uuid.uuid4())
+    rx.inbox.fail_when = lambda payload: payload.get("visitId") == doomed
+    try:
+        assert post(client, body_of(visitId=doomed), millis(clock, -9)).status_code == 503
+        assert post(client, body_of(), millis(clock, -10)).status_code == 200
+    finally:
+        rx.inbox.fail_when = None
+    [failed] = rx.inbox.failures
+    assert failed["payload"]["visitId"] == doomed
+    assert not [d for d in rx.inbox.deliveries if d["payload"]["visitId"] == doomed]
