@@ -6,6 +6,7 @@ suite and the client's global checks judge responses the same way.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -64,8 +65,45 @@ def paging_envelope_adds_up(ctx: Any, response: Any, case: Any) -> None:
     _raise(_checks.paging(_operation(case), dict(case.query or {}), _body(case), _httpx(response)))
 
 
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+# Answers that come before the path is looked at: authentication, permission and the bucket.
+_BEFORE_THE_PATH = frozenset({401, 403, 429})
+
+
+def _uuid_parameters(case: Any) -> list[str]:
+    """Names of the operation's path parameters that the spec declares as UUIDs."""
+    import spec
+
+    found = []
+    for parameter in case.operation.definition.raw.get("parameters", []):
+        parameter = spec.resolve(parameter)
+        schema = spec.resolve(parameter.get("schema", {}))
+        if parameter.get("in") == "path" and schema.get("format") == "uuid":
+            found.append(parameter["name"])
+    return found
+
+
+@schemathesis.check
+def non_uuid_path_answers_422(ctx: Any, response: Any, case: Any) -> None:
+    """CONV-UUID-PATH-422."""
+    if response.status_code in _BEFORE_THE_PATH:
+        return
+    for name in _uuid_parameters(case):
+        value = (case.path_parameters or {}).get(name)
+        # Values that would change the route itself ("", "/", dot segments) are left out:
+        # the router, not this rule, answers for them.
+        if not isinstance(value, str) or not value.strip() or any(c in value for c in "/.%?#"):
+            continue
+        if not _UUID.match(value) and response.status_code != 422:
+            raise AssertionError(
+                f"path parameter {name} is not a UUID, yet the answer is "
+                f"{response.status_code}, not 422"
+            )
+
+
 RULES = (
     "CONV-RESPONSE-CONFORMS",
+    "CONV-UUID-PATH-422",
     "ERR-BODY-SHAPE",
     "ERR-NO-ECHO",
     "CONV-TIMESTAMP-UTC-MILLIS",
