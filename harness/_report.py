@@ -31,11 +31,22 @@ def _version() -> str:
         return "unknown"
 
 
-def rate_units(run: Run) -> dict[str, Any]:
+def rate_units(spent: dict[str, int]) -> dict[str, Any]:
     """Units the client charged per paced key (the spec's x-rate-cost; 400 for each request of
     a key that fails authentication), and the failed-auth units of the bad-header clients."""
-    spent = run.units_spent()
+    spent = dict(spent)
     return {"keys": spent, "failed_auth": spent.pop("unauthenticated", 0)}
+
+
+def worker_output(run: Run) -> dict[str, Any]:
+    """What a pytest-xdist worker's run saw that its test reports do not carry."""
+    session = run.session
+    return {
+        "coverage": dict(session.coverage) if session else {},
+        "units": run.units_spent(),
+        "cleanup_problems": list(run.cleanup_problems),
+        "violations": [(n, v.rule, v.message) for n, v in session.violations] if session else [],
+    }
 
 
 class Collector:
@@ -45,6 +56,29 @@ class Collector:
         self.directory = Path(directory) if directory else None
         self.tests: dict[str, dict[str, Any]] = {}
         self.summary_line = ""
+        self.workers: list[dict[str, Any]] = []  # worker_output() of each xdist worker
+
+    def absorb(self, output: dict[str, Any]) -> None:
+        """Add one xdist worker's :func:`worker_output` (the controller has no run of its own)."""
+        self.workers.append(output)
+
+    def cleanup_problems(self, run: Run) -> list[str]:
+        return self._merged(run)["cleanup_problems"]
+
+    def _merged(self, run: Run) -> dict[str, Any]:
+        """Coverage, units, cleanup problems and global-check violations of the whole run."""
+        parts = [worker_output(run), *self.workers]
+        coverage: Counter[str] = Counter()
+        units: Counter[str] = Counter()
+        for part in parts:
+            coverage.update(part["coverage"])
+            units.update(part["units"])
+        return {
+            "coverage": coverage,
+            "units": dict(units),
+            "cleanup_problems": [p for part in parts for p in part["cleanup_problems"]],
+            "violations": [tuple(v) for part in parts for v in part["violations"]],
+        }
 
     def collected(self, items: list[pytest.Item]) -> None:
         for item in items:
@@ -94,9 +128,8 @@ class Collector:
             for rule in entry["rules"]:
                 by_rule[rule].append(nodeid)
         global_failures: dict[str, list[str]] = defaultdict(list)
-        if run.session is not None:
-            for nodeid, violation in run.session.violations:
-                global_failures[violation.rule].append(f"{nodeid}: {violation.message}")
+        for nodeid, rule_id, message in self._merged(run)["violations"]:
+            global_failures[rule_id].append(f"{nodeid}: {message}")
         verdicts: dict[str, dict[str, Any]] = {}
         for rule in spec.rules():
             tests = by_rule.get(rule.id, [])
@@ -128,9 +161,8 @@ class Collector:
         normative = {k: v for k, v in verdicts.items() if v["level"] == "normative"}
         counts = Counter(v["verdict"] for v in normative.values())
         conformant = bool(normative) and counts["passed"] == len(normative)
-        coverage = Counter()
-        if run.session is not None:
-            coverage.update(run.session.coverage)
+        merged = self._merged(run)
+        coverage = merged["coverage"]
         failures = {
             nodeid: {
                 "reason": e["reason"],
@@ -164,8 +196,8 @@ class Collector:
             "coverage": {
                 op.operation_id: coverage.get(op.operation_id, 0) for op in spec.operations()
             },
-            "cleanup_problems": run.cleanup_problems,
-            "rate_units": rate_units(run),
+            "cleanup_problems": merged["cleanup_problems"],
+            "rate_units": rate_units(merged["units"]),
             "exit_status": int(session.exitstatus),
         }
 

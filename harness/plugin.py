@@ -22,7 +22,7 @@ from harness._preflight import PreflightError
 from harness._preflight import run as preflight
 from harness._profile import Profile, ProfileError
 from harness._receiver import Receiver
-from harness._report import Collector
+from harness._report import Collector, worker_output
 from harness._run import Run
 
 RUN_KEY = pytest.StashKey[Run]()
@@ -318,17 +318,29 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         run.stop()
     finally:
         collector = session.config.stash[COLLECTOR_KEY]
-        worker = hasattr(session.config, "workerinput")
-        if run.cleanup_problems:
-            session.config.get_terminal_writer().line(
-                "cleanup left records behind: " + "; ".join(run.cleanup_problems), red=True
-            )
-        if not worker:  # under xdist the controller writes the report for all workers
+        if hasattr(session.config, "workerinput"):
+            # under xdist the controller reports for all workers
+            session.config.workeroutput["amws"] = worker_output(run)
+        else:
+            problems = collector.cleanup_problems(run)
+            if problems:
+                session.config.get_terminal_writer().line(
+                    "cleanup left records behind: " + "; ".join(problems), red=True
+                )
             collector.write(run, session)
         matrix_out = session.config.getoption("--fault-matrix-out")
         if matrix_out:
             with open(matrix_out, "w", encoding="utf-8") as fh:
                 json.dump(collector.by_fault(), fh)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: a worker finished; keep what its run saw for the controller's report."""
+    output = getattr(node, "workeroutput", {}).get("amws")
+    collector = node.config.stash.get(COLLECTOR_KEY, None)
+    if output and collector is not None:
+        collector.absorb(output)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -133,15 +133,24 @@ def test_suites_pass_certify_and_leave_nothing_behind(
     assert _snapshot(profile) == before
 
 
-def test_suites_pass_in_parallel_on_embedded_servers() -> None:
+def test_suites_pass_in_parallel_on_embedded_servers(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    command = ["suites", "-n", "2", "-q", "-p", "no:cacheprovider"]
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites", "-n", "2", "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", *command, "--conformance-report", str(report)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    # The controller's report holds what both workers saw, not only their test outcomes.
+    document = json.loads((report / "report.json").read_text())
+    assert document["verdict"] == "conformant", document["normative_summary"]
+    assert not document["cleanup_problems"]
+    unexercised = [op for op, calls in document["coverage"].items() if not calls]
+    assert not unexercised
+    assert document["rate_units"]["keys"].get("full", 0) > 0
 
 
 def test_every_fault_of_the_catalogue_is_killed(tmp_path: Path) -> None:
