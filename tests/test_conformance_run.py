@@ -101,51 +101,35 @@ def _snapshot(profile: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_suites_pass_certify_and_leave_nothing_behind(
-    served: tuple[Path, dict[str, Any]], tmp_path: Path
-) -> None:
-    path, profile = served
-    before = _snapshot(profile)
+def _certify(tmp_path: Path, *options: str) -> dict[str, Any]:
+    """Run the suites with ``options``; they must pass. The report they wrote."""
     report = tmp_path / "report"
+    command = ["suites", "-q", "-p", "no:cacheprovider", "--conformance-report", str(report)]
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "suites",
-            "--target",
-            str(path),
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--conformance-report",
-            str(report),
-        ],
+        [sys.executable, "-m", "pytest", *command, *options],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    document = json.loads((report / "report.json").read_text())
+    return json.loads((report / "report.json").read_text())
+
+
+def test_suites_pass_certify_and_leave_nothing_behind(
+    served: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    path, profile = served
+    before = _snapshot(profile)
+    document = _certify(tmp_path, "--target", str(path))
     assert document["verdict"] == "conformant", document["normative_summary"]
     assert not document["cleanup_problems"]
     assert _snapshot(profile) == before
 
 
 def test_suites_pass_in_parallel_on_embedded_servers(tmp_path: Path) -> None:
-    report = tmp_path / "report"
-    command = ["suites", "-n", "2", "-q", "-p", "no:cacheprovider"]
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", *command, "--conformance-report", str(report)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     # The controller's report holds what both workers saw, not only their test outcomes.
-    document = json.loads((report / "report.json").read_text())
+    document = _certify(tmp_path, "-n", "2")
     assert document["verdict"] == "conformant", document["normative_summary"]
     assert not document["cleanup_problems"]
     unexercised = [op for op, calls in document["coverage"].items() if not calls]
