@@ -12,16 +12,31 @@ from starlette.responses import JSONResponse, Response
 import spec
 from reference_server._errors import ApiError
 from reference_server._state import Server
+from reference_server.faults import Faults
 
 _MILLIS = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})\.[0-9]{3}Z$")
 
 
-def error_response(error: ApiError, request: Request) -> Response:
+def error_response(error: ApiError, request: Request, faults: Faults | None = None) -> Response:
     """The failure body; the virtual reader's operations carry ``code`` as text (doc3)."""
     body = error.body()
     op = getattr(request.state, "operation", None)
     if op is not None and "Virtual reader" in op.tags:
         body = {"code": str(error.status), "reason": body["reason"], "message": error.detail}
+    elif faults is not None and faults.on("error-code-as-text"):
+        body["code"] = str(error.status)
+    if faults is not None and faults.on("errors-as-plain-text"):
+        text = json.dumps(body)
+        return Response(text, error.status, error.headers, media_type="text/plain")
+    return JSONResponse(body, status_code=error.status, headers=error.headers)
+
+
+def refused_after_all(error: ApiError, request: Request, response: Response) -> Response:
+    """The refusal of a request that ran anyway (faults only); a read's result rides along."""
+    body = error.body()
+    if request.method == "GET" and response.media_type == "application/json":
+        result = json.loads(bytes(response.body))
+        body = {**result, **body} if isinstance(result, dict) else {**body, "entries": result}
     return JSONResponse(body, status_code=error.status, headers=error.headers)
 
 
@@ -55,17 +70,45 @@ def swap_status(server: Server, op: spec.Operation | None, response: Response) -
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+_RESPONSE_FAULTS = (
+    "no-milliseconds",
+    "write-returns-record",
+    "paging-total-wrong",
+    "envelope-without-count",
+    "start-index-always-zero",
+    "people-reads-carry-row-id",
+    "person-read-snake-case",
+)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
+def _paging_faults(faults: Faults, body: dict[str, Any]) -> dict[str, Any]:
+    if faults.on("paging-total-wrong"):
+        body["totalCount"] = body.get("countReturned", 0)
+    if faults.on("envelope-without-count"):
+        body.pop("countReturned", None)
+    if faults.on("start-index-always-zero"):
+        body["startIndex"] = 0
+    return body
+
+
 def apply_faults(server: Server, op: spec.Operation, response: Response) -> Response:
     faults = server.faults
     if response.media_type != "application/json":
         return response
-    if not any(
-        faults.on(n) for n in ("no-milliseconds", "write-returns-record", "paging-total-wrong")
-    ):
+    if not any(faults.on(n) for n in _RESPONSE_FAULTS):
         return response
     body = json.loads(bytes(response.body))
-    if faults.on("paging-total-wrong") and isinstance(body, dict) and "totalCount" in body:
-        body["totalCount"] = body.get("countReturned", 0)
+    if isinstance(body, dict) and "totalCount" in body:
+        body = _paging_faults(faults, body)
+    read = op.operation_id in ("getPerson", "getUser") and isinstance(body, dict)
+    if faults.on("people-reads-carry-row-id") and read and "uuid" in body:
+        body["id"] = int(body["uuid"][:7], 16)  # a row number of the vendor's own database
+    if faults.on("person-read-snake-case") and read and op.operation_id == "getPerson":
+        body = {_snake(k): v for k, v in body.items()}
     if faults.on("no-milliseconds"):
         body = _strip_millis(body)
     acknowledged = isinstance(body, dict) and set(body) == {"code", "message", "uuid"}

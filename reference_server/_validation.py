@@ -133,16 +133,21 @@ def _apply_faults(
     op: spec.Operation, body: Any, schema: Any, errors: dict[str, str], faults: Faults
 ) -> dict[str, str]:
     """The validation seam of the fault catalogue."""
+    optional = faults.optional_fields(op.operation_id)
     for field in faults.unchecked_fields(op.operation_id):
-        # The field's limits go unenforced; a missing required field is still refused.
+        # The field's limits go unenforced; a missing required field is still refused
+        # unless the fault makes the field optional as well.
         errors = {
             k: v
             for k, v in errors.items()
-            if v == "is required" or (k != field and not k.startswith(f"{field}["))
+            if (v == "is required" and k not in optional)
+            or (k != field and not k.startswith(f"{field}["))
         }
     if faults.on("unknown-field-rejected") and isinstance(body, dict):
         for name in sorted(set(body) - _known_fields(schema)):
             errors[name] = "is not a known field"
+    if faults.on("validation-stops-at-first") and errors:
+        errors = dict([next(iter(errors.items()))])
     if faults.on("echo-rejected-value") and isinstance(body, dict):
         errors = {k: f"{v} (got {body.get(k)!r})" for k, v in errors.items()}
     return errors
@@ -181,6 +186,9 @@ def validate_body(op: spec.Operation, body: Any, faults: Faults | None = None) -
                         text = re.sub(r"(Z|[+-][0-9]{2}:?[0-9]{2})$", "", text)
                     body[name] = normalise(text)
                 except ValueError:
+                    if faults.on("unreadable-timestamp-dropped"):
+                        body[name] = None
+                        continue
                     errors[name] = "is not a valid timestamp"
     if errors:
         raise invalid_fields(errors)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
+import re
 from typing import Any
 
 from starlette.requests import Request
@@ -18,7 +19,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 import spec
-from reference_server import _encryption, _shaping, _validation, domain
+from reference_server import _encryption, _pipeline_faults, _shaping, _validation, domain
 from reference_server._call import Call
 from reference_server._errors import ApiError, invalid_fields
 from reference_server._routing import match
@@ -46,6 +47,8 @@ class ReferenceApp:
         self.server = server
         self.handlers = domain.load_all()
         self.control = build_control_plane(server)
+        self._throttle = _pipeline_faults.SystemThrottle(server)
+        self._refused_bodies: set[str] = set()  # fault refused-body-accepted-on-retry
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -60,7 +63,7 @@ class ReferenceApp:
         try:
             response = await self._handle(request)
         except ApiError as error:
-            response = _shaping.error_response(error, request)
+            response = _shaping.error_response(error, request, self.server.faults)
         response = _shaping.swap_status(
             self.server, getattr(request.state, "operation", None), response
         )
@@ -88,12 +91,33 @@ class ReferenceApp:
             and not server.faults.on("localhost-not-enforced")
         ):
             raise ApiError(403, "the service accepts loopback clients only")
-        op, path_params = match(request.method, request.url.path)
+        path = request.url.path
+        if server.faults.on("any-version-served"):
+            path = re.sub(r"^/api/ws(/v[0-9]+)?/", "/api/ws/v1/", path)
+        if server.faults.on("vehicle-writes-acknowledged"):
+            from reference_server.domain.vehicles import acknowledged_write
+
+            if (stub := acknowledged_write(request)) is not None:
+                return stub
+        op, path_params = match(request.method, path)
         request.state.operation = op
-        key = self._authenticate(request, op, client)
+        if server.faults.on("path-checked-before-key"):
+            self._check_path(op, path_params)
+        refusal: ApiError | None = None
+        try:
+            key = self._authenticate(request, op, client)
+        except ApiError as error:
+            key = getattr(request.state, "key", None)
+            if key is None or not _pipeline_faults.carried_out_anyway(server.faults, error, op):
+                raise
+            if error.status == 429 and not self._permitted(key, op):
+                raise
+            refusal = error
         self._check_path(op, path_params)
         body = await self._read_body(request, op, key)
         query = _validation.validate_query(op, request.query_params)
+        _pipeline_faults.skew_paging(server.faults, query, body)
+        _pipeline_faults.body_uuid_wins(server.faults, op, path_params, body)
         handler = self.handlers.get(op.operation_id)
         if handler is None:
             raise ApiError(501, "operation not implemented by the reference server")
@@ -101,19 +125,27 @@ class ReferenceApp:
             op=op, path=path_params, query=query, body=body, key=key, server=server, request=request
         )
         response = await handler(call)
+        if refusal is not None:
+            return _shaping.refused_after_all(refusal, request, response)
         response = _shaping.apply_faults(server, op, response)
-        encrypting = (
-            key is not None and key.encryption and not server.faults.on("encryption-ignored")
-        )
+        encryption = _pipeline_faults.encryption_of(server.faults, key)
+        encrypting = encryption and not server.faults.on("encryption-ignored")
         if encrypting and response.media_type == "application/json":
-            response = _encryption.encrypt_response(response, key.encryption)
+            response = _encryption.encrypt_response(response, encryption)
+        if key is not None and server.faults.on("session-cookie"):
+            response.set_cookie("session", request.headers.get("authorization", ""))
         return response
 
     def _authenticate(self, request: Request, op: spec.Operation, client: str) -> ApiKey | None:
-        if not op.keyed:
-            return None
         server = self.server
         header = request.headers.get("authorization")
+        if not op.keyed:
+            _pipeline_faults.keyless_header(server, header)
+            return None
+        if header is None and server.faults.on("session-cookie"):
+            header = request.cookies.get("session")
+        if header is None and server.faults.on("missing-header-403"):
+            raise ApiError(403, "no API key was given")
         if header is None:
             self._fail_auth(f"anon:{client}", "the Authorization header is missing")
         if not 64 <= len(header) <= 256:
@@ -121,7 +153,7 @@ class ReferenceApp:
         value = (
             header if server.faults.on("bearer-not-stripped") else header.removeprefix("Bearer ")
         )
-        key = server.key_by_value(value)
+        key = server.key_by_value(value) or _pipeline_faults.key_by_prefix(server, value)
         if key is None:
             # An unknown key pays from a bucket of its own value (RATE-COST-FAILED-AUTH-400).
             digest = hashlib.sha256(value.encode()).hexdigest()
@@ -131,13 +163,20 @@ class ReferenceApp:
         cost = int(op.rate_cost or 0)
         if server.faults.on("reads-free") and cost == 30:
             cost = 0
-        self._charge(key.uuid, cost)
+        request.state.key = key
+        cost = _pipeline_faults.cost(server.faults, op, cost)
+        self._throttle.check(key)
+        with self._throttle.watching(key):
+            self._charge(key.uuid, cost)
         if not self._permitted(key, op):
             raise ApiError(403, "the API key lacks the permission for this operation")
         return key
 
     def _permitted(self, key: ApiKey, op: spec.Operation) -> bool:
         faults = self.server.faults
+        faulty = _pipeline_faults.permitted(faults, key, op)
+        if faulty is not None:
+            return faulty
         if op.permission in key.permissions:
             return True
         if faults.on("readonly-can-write") and not str(op.permission).startswith("Read"):
@@ -151,6 +190,8 @@ class ReferenceApp:
     def _charge(self, bucket: str, cost: int) -> None:
         wait = self.server.buckets.charge(bucket, cost)
         if wait is not None:
+            if self.server.faults.on("retry-after-one-second"):
+                wait = 1
             headers = {} if self.server.faults.on("no-retry-after") else {"Retry-After": str(wait)}
             raise ApiError(429, "rate limit exhausted", headers=headers)
 
@@ -196,9 +237,18 @@ class ReferenceApp:
             if self.server.faults.on("malformed-json-422"):
                 raise invalid_fields({"body": "is not valid"}) from None
             raise ApiError(400, "the body is not readable JSON") from None
-        if key is not None and key.encryption and isinstance(body, dict):
-            body = _encryption.decrypt_request(body, key.encryption)
-        return _validation.validate_body(op, body, self.server.faults)
+        encryption = _pipeline_faults.encryption_of(self.server.faults, key)
+        if encryption and isinstance(body, dict):
+            body = _encryption.decrypt_request(body, encryption)
+        try:
+            return _validation.validate_body(op, body, self.server.faults)
+        except ApiError as error:
+            if error.status == 422 and self.server.faults.on("refused-body-accepted-on-retry"):
+                digest = hashlib.sha256(raw).hexdigest()
+                if digest in self._refused_bodies:
+                    return body
+                self._refused_bodies.add(digest)
+            raise
 
 
 def create_app(server: Server) -> ReferenceApp:

@@ -65,6 +65,8 @@ def effective_status(server: Server, record: Record) -> str:
         return "VALID"
     if server.faults.on("credential-never-expires") and status == "EXPIRED":
         return "ACTIVE"
+    if server.faults.on("future-start-reads-active") and status == "VALID":
+        return "ACTIVE"
     return status
 
 
@@ -89,6 +91,8 @@ def sync_hardware(server: Server, system: str) -> None:
     """Push the system's credentials to its controllers (they then hold exactly the ACTIVE ones)."""
     from reference_server.hardware import controllers
 
+    if server.faults.on("credential-writes-not-pushed"):
+        return
     controllers.sync(server, system)
 
 
@@ -199,6 +203,8 @@ def _holder(server: Server, system: str, record: Record) -> Record | None:
 def shape(server: Server, system: str, record: Record) -> dict[str, Any]:
     """A credential as read back (the Credential schema)."""
     holder = _holder(server, system, record) or {}
+    if server.faults.on("holder-names-frozen") and record.get("_holderNames"):
+        holder = record["_holderNames"]
     kind = record.get("_holderKind")
     kind_type = _HOLDER_TYPE.get(kind or "", record.get("type"))
     if server.faults.on("credential-type-not-derived"):
@@ -220,6 +226,8 @@ def shape(server: Server, system: str, record: Record) -> dict[str, Any]:
 def _check_acls(call: Call, uuids: list[str] | None) -> list[str]:
     """422 naming accessControlListUuids when a list is not one of the caller's system."""
     wanted = list(dict.fromkeys(uuids or []))
+    if call.server.faults.on("unknown-acl-ignored"):
+        return [u for u in wanted if call.server.store.get("acl", u, call.system) is not None]
     if any(call.server.store.get("acl", u, call.system) is None for u in wanted):
         raise invalid_fields(
             {"accessControlListUuids": "refers to an access control list that does not exist"}
@@ -230,7 +238,9 @@ def _check_acls(call: Call, uuids: list[str] | None) -> list[str]:
 def _holder_of(call: Call) -> tuple[str, str]:
     """The (kind, uuid) of the create body's single holder; 404 when it does not exist."""
     kind = "person" if call.body.get("personUuid") else "user"
-    uuid = call.body["personUuid"] if kind == "person" else call.body["userUuid"]
+    uuid = call.body.get(f"{kind}Uuid")
+    if uuid is None:
+        raise invalid_fields({"body": "a holder (personUuid or userUuid) is required"})
     if call.server.store.get(kind, uuid, call.system) is None:
         if call.server.faults.on("holder-missing-422"):
             raise invalid_fields({f"{kind}Uuid": "refers to a record that does not exist"})
@@ -255,7 +265,7 @@ async def create_credential(call: Call) -> Response:
     if explicit in LIFECYCLE or explicit is None:
         explicit = None if enabled else "DISABLED"
     record: Record = {
-        "readerType": body["readerType"],
+        "readerType": body.get("readerType"),
         "status": explicit,
         "type": _HOLDER_TYPE[kind],
         "uniqueIdentifier": body.get("uniqueIdentifier"),
@@ -272,6 +282,9 @@ async def create_credential(call: Call) -> Response:
     }
     if explicit is None:
         record["status"] = _lifecycle_status(call.server, record)
+    if call.server.faults.on("holder-names-frozen"):
+        named = call.server.store.get(kind, holder, call.system) or {}
+        record["_holderNames"] = {k: named.get(k) for k in ("firstName", "lastName")}
     store = call.server.store
     with store.transaction(), unique_or_409("credential"):
         uuid = store.insert(KIND, call.system, record, unique=_unique(record))
@@ -287,15 +300,31 @@ def _apply_status(call: Call, record: Record, status: str) -> None:
     record["status"], record["enabled"] = (None, True) if status in LIFECYCLE else (status, False)
 
 
+def _put_fields(call: Call) -> tuple[str, ...]:
+    """The plain fields a PUT copies over (fewer under this module's faults)."""
+    fields: tuple[str, ...] = ("activeDate", "expiryDate", "useLimit", "comments")
+    if call.server.faults.on("put-use-limit-ignored"):
+        fields = ("activeDate", "expiryDate", "comments")
+    if call.server.faults.on("put-status-drops-window") and call.body.get("status") is not None:
+        fields = ("comments",)
+    return fields
+
+
 def _updated(call: Call, record: Record) -> Record:
     """The record after the PUT body: only the fields sent change (readerType never)."""
-    body, new = call.body, dict(record)
-    if call.server.faults.on("credential-put-clears-omitted"):
+    body, new, faults = call.body, dict(record), call.server.faults
+    if faults.on("credential-put-clears-omitted"):
         new.update({f: None for f in ("activeDate", "expiryDate", "useLimit", "comments")})
-    for field in ("activeDate", "expiryDate", "useLimit", "comments"):
+    for field in _put_fields(call):
         if field in body:
             new[field] = body[field]
-    if "accessControlListUuids" in body:
+    if faults.on("put-comments-appended") and record.get("comments") and body.get("comments"):
+        new["comments"] = f"{record['comments']}\n{body['comments']}"
+    if faults.on("omitted-acl-put-clears") and "accessControlListUuids" not in body:
+        new["accessControlListUuids"] = []
+    if "accessControlListUuids" in body and not (
+        faults.on("empty-acl-put-ignored") and not body["accessControlListUuids"]
+    ):
         wanted = _check_acls(call, body["accessControlListUuids"])
         if call.server.faults.on("acl-put-merges"):
             wanted = list(dict.fromkeys([*record.get("accessControlListUuids", []), *wanted]))
@@ -321,7 +350,10 @@ async def update_credential(call: Call) -> Response:
         record = fetch(call, KIND, call.path["uuid"], "credential")
         new = _updated(call, record)
         deleting = new.get("status") == "DELETED" and _release_identifier(call)
-        store.replace(KIND, record["uuid"], new, unique={} if deleting else None)
+        if new.get("status") == "DELETED" and call.server.faults.on("put-deleted-removes-record"):
+            store.delete(KIND, record["uuid"])
+        else:
+            store.replace(KIND, record["uuid"], new, unique={} if deleting else None)
         sync_hardware(call.server, call.system)
     return ack(record["uuid"])
 
@@ -345,6 +377,8 @@ async def delete_credential(call: Call) -> Response:
 
 def _held_by(call: Call, kind: str, uuid: str) -> list[dict[str, Any]]:
     def mine(record: Record) -> bool:
+        if call.server.faults.on("by-person-every-person") and kind == "person":
+            return record.get("_holderKind") == kind
         return record.get("holderUuid") == uuid and record.get("_holderKind") == kind
 
     return [

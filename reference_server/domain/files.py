@@ -96,30 +96,33 @@ def _file_bytes(call: Call) -> bytes:
     raw: bytes = getattr(call.request.state, "raw_body", b"")
     for disposition, data in _parts(content_type, raw):
         if disposition.get(b"name") == b"file":
-            if not data:
+            if not data and not call.server.faults.on("empty-upload-staged"):
                 raise ApiError(400, "the file is empty")
             return data
     raise ApiError(400, "no part named file")
 
 
 # -- images ------------------------------------------------------------------------------------
-def image_format(data: bytes, extra: tuple[str, ...] = ()) -> str:
+def image_format(data: bytes, extra: tuple[str, ...] = (), scan: bool = True) -> str:
     """The format ("JPEG" or "PNG") of bytes that decode completely as an image; else 400.
 
     The type comes from the content (never the part's declared type or name), and the whole
     image is decoded, which is our reading of the documented safety scan. ``extra`` widens the
-    accepted formats (only the fault catalogue uses it).
+    accepted formats and ``scan=False`` judges the header alone (only the fault catalogue uses
+    them).
     """
     formats = ("JPEG", "PNG", *extra)
     try:
         with Image.open(io.BytesIO(data), formats=formats) as probe:
             kind = _ACCEPTED.get(probe.format or "", probe.format or "")
             width, height = probe.size
-            probe.verify()
-        if width * height > MAX_PIXELS:
+            if scan:
+                probe.verify()
+        if scan and width * height > MAX_PIXELS:
             raise ApiError(400, "the image failed the safety scan")
-        with Image.open(io.BytesIO(data), formats=formats) as full:
-            full.load()
+        if scan:
+            with Image.open(io.BytesIO(data), formats=formats) as full:
+                full.load()
     except ApiError:
         raise
     except Image.UnidentifiedImageError:
@@ -153,7 +156,8 @@ def render(data: bytes, fmt: str, faults: Faults | None = None) -> tuple[bytes, 
     with Image.open(io.BytesIO(data)) as source:
         source.load()
         rgb = _as_rgb(source)
-    photo = data if fmt == "JPEG" else _jpeg(rgb, 90)
+    kept = fmt == "JPEG" or (faults is not None and faults.on("png-kept-as-png"))
+    photo = data if kept else _jpeg(rgb, 90)
     if faults is not None and faults.on("thumbnail-is-full-image"):
         return photo, photo
     small = rgb.copy()
@@ -198,10 +202,12 @@ def _staged_bytes(server: Server, record: Record) -> bytes:
 
 @handles("uploadFile")
 async def upload_file(call: Call) -> Response:
-    data = _file_bytes(call)
-    fmt = image_format(data, ("GIF",) if call.server.faults.on("upload-accepts-gif") else ())
-    digest = hashlib.sha256(data).hexdigest()
     server = call.server
+    data = _file_bytes(call)
+    extra = ("GIF",) if server.faults.on("upload-accepts-gif") else ()
+    scan = not server.faults.on("safety-scan-header-only")
+    fmt = image_format(data, extra, scan) if data else "JPEG"
+    digest = hashlib.sha256(data).hexdigest()
     unique = None if server.faults.on("duplicate-upload-allowed") else {"sha256": digest}
     with server.store.transaction():
         _purge_expired(server, call.system)
@@ -230,9 +236,20 @@ async def delete_file(call: Call) -> Response:
         # photo, a separate record, is never reached by this delete.
         record = staged(call.server, call.system, uuid)
         if record is None:
+            if call.server.faults.on("claimed-delete-removes-photo") and _drop_claimed(call, uuid):
+                return ack(uuid)
             raise not_found("staged file")
-        _discard(call.server, record)
+        if not call.server.faults.on("staged-delete-keeps-file"):
+            _discard(call.server, record)
     return ack(uuid)
+
+
+def _drop_claimed(call: Call, upload_uuid: str) -> bool:
+    """Delete the photos made from an upload (only the fault catalogue does this)."""
+    photos = call.server.store.all("photo", call.system, lambda r: r.get("_upload") == upload_uuid)
+    for photo in photos:
+        call.server.store.delete("photo", photo["uuid"])
+    return bool(photos)
 
 
 # -- hand-over to records ----------------------------------------------------------------------
@@ -263,7 +280,8 @@ def claim_staged(server: Server, system: str, staged_uuid: str) -> str:
 
 def claim(call: Call, staged_uuid: str) -> str:
     """The photo id for ``photoUuid`` on a person or user write (see :func:`claim_staged`)."""
-    return claim_staged(call.server, call.system, staged_uuid)
+    photo_id = claim_staged(call.server, call.system, staged_uuid)
+    return staged_uuid if call.server.faults.on("claim-keeps-upload-id") else photo_id
 
 
 def remove_photo(server: Server, photo_id: str | None) -> None:

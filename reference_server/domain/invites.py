@@ -40,7 +40,6 @@ Choices where the documents are silent (each is an ``assumed`` rule or noted the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from typing import Any
 
 from starlette.responses import Response
@@ -55,7 +54,7 @@ from reference_server._time import (
 )
 from reference_server._validation import is_uuid
 from reference_server.domain import handles
-from reference_server.domain._common import paged, schema_fields
+from reference_server.domain._common import schema_fields
 from reference_server.domain.visits import (
     CREATED,
     DENIED,
@@ -114,7 +113,10 @@ DEFAULT_TYPE = "QR_CODE"
 def spelled(call: Call) -> dict[str, Any]:
     """The body's invitation fields under their camelCase names (camelCase wins over _)."""
     body = call.body
-    ignore_old = call.server.faults.on("underscore-spelling-ignored")
+    ignore_old = call.server.faults.on("underscore-spelling-ignored") or (
+        call.op.operation_id == "updateInvite"
+        and call.server.faults.on("underscore-spelling-create-only")
+    )
     given = {}
     for field in _BODY_FIELDS:
         old = SPELLINGS.get(field)
@@ -143,6 +145,8 @@ def _location(call: Call, text: str) -> tuple[str | None, str | None] | None:
     if is_uuid(text):
         return (text, None) if store.get("location", text, system) else None
     by_name = store.find_unique("location", system, "name", text)
+    if by_name and call.server.faults.on("location-name-kept-as-text"):
+        return None, text
     if by_name:
         return by_name, None
     tolerant = call.server.settings.get("location_name_tolerant")
@@ -262,6 +266,8 @@ def _visitor_for(call: Call, visit: Mapping[str, Any], reuse: str | None = None)
 def _issue(call: Call, visit: Record) -> dict[str, Any]:
     from reference_server.domain.credentials import issue_visitor_credential
 
+    if call.server.faults.on("visitor-credential-from-now"):
+        visit = {**visit, "activation": format_instant(call.server.clock.now())}
     credential, code = issue_visitor_credential(call.server, call.system, visit, visit["type"])
     return {"_credential": credential, "accessCode": None if code is None else str(code)}
 
@@ -302,6 +308,8 @@ def _live_reference(call: Call, kind: str, uuid: str | None) -> str | None:
 
 def invite_shape(call: Call, record: Mapping[str, Any]) -> dict[str, Any]:
     shown = {"registrationId": record["uuid"], **{f: record.get(f) for f in _READ_FIELDS}}
+    if call.server.faults.on("invite-read-shows-visitor-id"):
+        shown["registrationId"] = record.get("visitorId")
     shown["location"] = _live_reference(call, "location", record.get("location"))
     shown["visitReason"] = _live_reference(call, "visit_reason", record.get("visitReason"))
     return shown
@@ -309,18 +317,6 @@ def invite_shape(call: Call, record: Mapping[str, Any]) -> dict[str, Any]:
 
 def entry_shape(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"registrationId": record["uuid"], **{f: record.get(f) for f in _ENTRY_FIELDS}}
-
-
-def _at(text: str | None) -> datetime | None:
-    return parse_instant(text) if text else None
-
-
-_FILTERS: dict[str, Callable[[Mapping[str, Any], datetime], bool]] = {
-    "ALL": lambda r, now: True,
-    "CURRENT": lambda r, now: _at(r["activation"]) <= now <= _at(r["expiry"]),
-    "FUTURE": lambda r, now: _at(r["activation"]) > now,
-    "PAST": lambda r, now: _at(r["expiry"]) < now,
-}
 
 
 # -- handlers -----------------------------------------------------------------------------
@@ -340,7 +336,8 @@ async def create_invite(call: Call) -> Response:
         stored.update(_links(call, stored))
         store.replace(KIND, uuid, stored)
         move(server, call.system, uuid, CREATED)
-    answer = {"code": 201, "message": "created", "registrationId": uuid}
+    message = "success" if server.faults.on("invite-created-message-success") else "created"
+    answer = {"code": 201, "message": message, "registrationId": uuid}
     answer.update({f: stored[f] for f in ("visitorId", "type", "accessCode", "inviteLink")})
     return reply(201, answer)
 
@@ -348,19 +345,6 @@ async def create_invite(call: Call) -> Response:
 @handles("getInvite")
 async def get_invite(call: Call) -> Response:
     return reply(200, invite_shape(call, fetch_invite(call)))
-
-
-@handles("listInvites")
-async def list_invites(call: Call) -> Response:
-    now = call.server.clock.now()
-    keep = _FILTERS.get(str(call.query.get("filter") or "ALL").upper(), _FILTERS["ALL"])
-    visitor = call.query.get("visitorUUID")
-
-    def wanted(record: Record) -> bool:
-        return keep(record, now) and (visitor is None or record.get("visitorId") == visitor)
-
-    rows = call.server.store.all(KIND, call.system, wanted)
-    return paged([entry_shape(r) for r in rows], call.query["start"], call.query["limit"])
 
 
 def _apply(call: Call, record: Record, values: Mapping[str, Any]) -> None:
@@ -390,7 +374,7 @@ async def update_invite(call: Call) -> Response:
     faults = call.server.faults
     values = resolved(call, spelled(call), record)
     if _denied(call, {**record, **values}):
-        if record["status"] in PRE_ARRIVAL:
+        if record["status"] in PRE_ARRIVAL and not faults.on("watchlist-denial-keeps-status"):
             move(call.server, call.system, record["uuid"], DENIED)
         raise ApiError(451, WATCHLIST_DENIAL)
     if record["status"] in ENDED and not faults.on("update-closed-accepted"):

@@ -29,6 +29,8 @@ def _check_precision(call: Call) -> None:
     The schema cannot say this and the parsed float has forgotten how the number was
     written, so the raw request text is read again with exact decimals.
     """
+    if call.server.faults.on("coordinate-precision-unchecked"):
+        return
     try:
         written = json.loads(call.request.state.raw_body, parse_float=Decimal)
     except (AttributeError, UnicodeDecodeError, ValueError):
@@ -45,21 +47,24 @@ def _check_precision(call: Call) -> None:
         raise invalid_fields(errors)
 
 
+def _full(record: dict) -> dict:
+    return {"uuid": record["uuid"], **{f: record.get(f) for f in _FIELDS}}
+
+
 @handles("listLocations")
 async def list_locations(call: Call) -> Response:
-    return reply(
-        200,
-        [
-            {"uuid": r["uuid"], "name": r["name"]}
-            for r in call.server.store.all("location", call.system)
-        ],
-    )
+    records = call.server.store.all("location", call.system)
+    if call.server.faults.on("location-list-full-records"):
+        return reply(200, [_full(r) for r in records])
+    return reply(200, [{"uuid": r["uuid"], "name": r["name"]} for r in records])
 
 
 @handles("getLocation")
 async def get_location(call: Call) -> Response:
-    record = fetch(call, "location", call.path["uuid"])
-    return reply(200, {"uuid": record["uuid"], **{f: record.get(f) for f in _FIELDS}})
+    shown = _full(fetch(call, "location", call.path["uuid"]))
+    if call.server.faults.on("location-read-omits-nulls"):
+        shown = {k: v for k, v in shown.items() if v is not None}
+    return reply(200, shown)
 
 
 @handles("createLocation")
@@ -70,6 +75,8 @@ async def create_location(call: Call) -> Response:
         uuid = call.server.store.insert(
             "location", call.system, data, unique={"name": data["name"]}
         )
+    if call.server.faults.on("location-ack-returns-record"):
+        return reply(201, {"code": 201, "message": "success", **_full({**data, "uuid": uuid})})
     return ack(uuid, 201)
 
 
@@ -94,6 +101,8 @@ async def update_location(call: Call) -> Response:
 async def delete_location(call: Call) -> Response:
     record = fetch(call, "location", call.path["uuid"])
     with call.server.store.transaction():
-        drop_references(call, ("person", "user"), "location", record["uuid"])
-        call.server.store.delete("location", record["uuid"])
+        if not call.server.faults.on("location-delete-keeps-links"):
+            drop_references(call, ("person", "user"), "location", record["uuid"])
+        if not call.server.faults.on("location-delete-kept"):
+            call.server.store.delete("location", record["uuid"])
     return ack(record["uuid"])

@@ -11,6 +11,7 @@ throttle 429, signature 401, expiry 412, missing or empty content 404.
 
 from __future__ import annotations
 
+import base64
 import io
 import math
 import re
@@ -52,7 +53,8 @@ def sign(secret: bytes, entity: str, expires: str) -> str:
 
 def links_for(server: Server, photo_id: str) -> dict[str, str | None]:
     """Fresh links to a photo (the file route) and its thumbnail, valid for 30 days."""
-    expires = str(math.floor(server.clock.timestamp() * 1000) + LINK_LIFETIME_MS)
+    lifetime = LINK_LIFETIME_MS // 30 if server.faults.on("link-lifetime-one-day") else None
+    expires = str(math.floor(server.clock.timestamp() * 1000) + (lifetime or LINK_LIFETIME_MS))
     signature = sign(_secret(server), photo_id, expires)
     tail = f"{photo_id}/{expires}/{signature}"
     return {
@@ -96,13 +98,13 @@ def _throttle(server: Server) -> AddressWindow:
 
 
 # -- the two routes ----------------------------------------------------------------------------
-def _check_shape(segments: dict[str, str]) -> None:
+def _check_shape(segments: dict[str, str], expires_checked: bool = True) -> None:
     if any(not segments.get(name, "").strip() for name in _SEGMENTS):
         raise ApiError(400, "a path segment of the link is missing or blank")
     errors = {}
     if not is_uuid(segments["entityUUID"]):
         errors["entityUUID"] = "is not a valid uuid"
-    if not _DIGITS.fullmatch(segments["expires"]):
+    if expires_checked and not _DIGITS.fullmatch(segments["expires"]):
         errors["expires"] = "is not a whole number"
     if errors:
         raise invalid_fields(errors)
@@ -111,6 +113,8 @@ def _check_shape(segments: dict[str, str]) -> None:
 def _check_link(server: Server, segments: dict[str, str]) -> None:
     entity, expires = segments["entityUUID"], segments["expires"]
     genuine = equal(sign(_secret(server), entity, expires), segments["signature"])
+    if server.faults.on("link-signature-shape-only"):
+        genuine = genuine or _decodes_to_digest(segments["signature"])
     if not genuine and not server.faults.on("link-signature-ignored"):
         raise ApiError(401, "the link signature does not match")
     if server.faults.on("link-never-expires"):
@@ -118,6 +122,32 @@ def _check_link(server: Server, segments: dict[str, str]) -> None:
     # A genuine expiry has at most 13-14 digits; anything longer is far in the future.
     if len(expires) <= 18 and int(expires) < server.clock.timestamp() * 1000:
         raise ApiError(412, "the link has expired")
+
+
+def _decodes_to_digest(signature: str) -> bool:
+    try:
+        raw = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
+    except ValueError:
+        return False
+    return len(raw) == 32
+
+
+def _key_refused(server: Server, header: str | None) -> bool:
+    """Whether an Authorization header names no enabled key (only the fault catalogue asks)."""
+    if header is None:
+        return False
+    key = server.key_by_value(header.removeprefix("Bearer "))
+    return key is None or not key.enabled
+
+
+def _content(server: Server, entity: str, rendition: Rendition) -> bytes:
+    try:
+        return stored_image(server, entity, rendition)
+    except ApiError:
+        known = server.store.get("photo", entity) is not None
+        if known and server.faults.on("empty-link-200"):
+            return b""
+        raise
 
 
 def detected_type(data: bytes) -> str:
@@ -141,7 +171,8 @@ def _attachment(filename: str) -> str:
 def _serve(call: Call, rendition: Rendition) -> Response:
     server = call.server
     segments = call.path
-    _check_shape(segments)
+    faults = server.faults
+    _check_shape(segments, not faults.on("link-expires-unchecked"))
     if not server.faults.on("link-no-throttle"):
         wait = _throttle(server).admit(call.client)
         if wait is not None:
@@ -150,12 +181,23 @@ def _serve(call: Call, rendition: Rendition) -> Response:
                 "too many signed-link requests from this address",
                 headers={"Retry-After": str(wait)},
             )
+    header = call.request.headers.get("authorization")
+    if faults.on("link-checks-authorization") and _key_refused(server, header):
+        raise ApiError(401, "the API key is not valid")
     _check_link(server, segments)
-    data = stored_image(server, segments["entityUUID"], rendition)
+    handed_out = "photo.jpg" if rendition == "photo" else "thumbnail.jpg"
+    if faults.on("link-filename-must-match") and segments["filename"] != handed_out:
+        raise ApiError(404, "no file of that name")
+    data = _content(server, segments["entityUUID"], rendition)
     headers = {"Cache-Control": PRIVATE_CACHE}
     if rendition == "photo":
         headers["Content-Disposition"] = _attachment(segments["filename"])
-    return Response(data, media_type=detected_type(data), headers=headers)
+        if faults.on("file-link-inline"):
+            headers["Content-Disposition"] = "inline"
+    media = detected_type(data)
+    if rendition == "thumbnail" and faults.on("thumbnail-link-octet-stream"):
+        media = "application/octet-stream"
+    return Response(data, media_type=media, headers=headers)
 
 
 @handles("getSignedThumbnail")

@@ -5,16 +5,25 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
+from reference_server._errors import invalid_fields
 from reference_server.domain import handles
 from reference_server.domain._common import fetch, public, unique_or_409
 
 
-def _shape(record: dict) -> dict:
-    return {"uuid": record["uuid"], "name": record["name"], "default": bool(record.get("default"))}
+def _shape(call: Call, record: dict) -> dict:
+    default = bool(record.get("default"))
+    shown = {"uuid": record["uuid"], "name": record["name"], "default": default}
+    if call.server.faults.on("role-default-as-text"):
+        shown["default"] = str(default).lower()
+    if "_permissions" in record:  # only stored under role-permissions-stored
+        shown["permissions"] = record["_permissions"]
+    return shown
 
 
 def _take_default_flag(call: Call, keep: str) -> None:
     """A system has one default role: flagging one unflags the others."""
+    if call.server.faults.on("default-flag-not-moved"):
+        return
     store = call.server.store
     for role in store.all("role", call.system, lambda r: r.get("default") and r["uuid"] != keep):
         store.replace("role", role["uuid"], {**role, "default": False})
@@ -22,24 +31,28 @@ def _take_default_flag(call: Call, keep: str) -> None:
 
 @handles("listRoles")
 async def list_roles(call: Call) -> Response:
-    return reply(200, [_shape(r) for r in call.server.store.all("role", call.system)])
+    return reply(200, [_shape(call, r) for r in call.server.store.all("role", call.system)])
 
 
 @handles("getRole")
 async def get_role(call: Call) -> Response:
-    return reply(200, _shape(fetch(call, "role", call.path["uuid"])))
+    return reply(200, _shape(call, fetch(call, "role", call.path["uuid"])))
 
 
 @handles("createRole")
 async def create_role(call: Call) -> Response:
+    faults = call.server.faults
+    if "default" not in call.body and faults.on("role-default-required"):
+        raise invalid_fields({"default": "is required"})
     name, default = call.body["name"], bool(call.body.get("default", False))
+    data: dict = {"name": name, "default": default}
+    if "permissions" in call.body and faults.on("role-permissions-stored"):
+        data["_permissions"] = call.body["permissions"]
     with call.server.store.transaction(), unique_or_409("role"):
-        uuid = call.server.store.insert(
-            "role", call.system, {"name": name, "default": default}, unique={"name": name}
-        )
+        uuid = call.server.store.insert("role", call.system, data, unique={"name": name})
         if default:
             _take_default_flag(call, uuid)
-    return ack(uuid, 201)
+    return ack(uuid, 201, "created" if faults.on("role-create-message-created") else "success")
 
 
 @handles("updateRole")
@@ -72,9 +85,10 @@ async def delete_role(call: Call) -> Response:
     record = fetch(call, "role", call.path["uuid"])
     if record.get("_administrator") and not call.server.faults.on("admin-role-deletable"):
         return _refusal(call, 417)
-    if record.get("default"):
+    if record.get("default") and not call.server.faults.on("default-role-deletable"):
         return _refusal(call, 424)
     if call.server.store.all("user", call.system, lambda u: u.get("role") == record["uuid"]):
         return _refusal(call, 412)
-    call.server.store.delete("role", record["uuid"])
+    if not call.server.faults.on("role-delete-keeps-role"):
+        call.server.store.delete("role", record["uuid"])
     return ack(record["uuid"])

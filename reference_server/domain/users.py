@@ -31,9 +31,11 @@ from reference_server.domain.persons import (
     claim_photo,
     criteria_of,
     drop_photo,
+    faulty_holdings,
     matches,
     new_qr_code,
     photo_fields,
+    relink,
     row,
 )
 from reference_server.store import Record
@@ -96,20 +98,31 @@ def _read(call: Call, record: Record) -> dict[str, Any]:
     shown["password"] = ""
     if call.server.faults.on("user-password-returned"):
         shown["password"] = record.get("_password") or ""
+    if call.server.faults.on("user-read-drops-department"):
+        shown["department"] = None
     return {**shown, **photo_fields(call, record)}
 
 
 def _build(call: Call, current: Record | None) -> dict[str, Any]:
     """The account rebuilt from the body alone, with the documented defaults filled in."""
-    body = call.body
+    body, faults = call.body, call.server.faults
     data = {f: body.get(f) for f in FIELDS}
+    if current is not None and faults.on("user-put-keeps-omitted"):
+        kept = [f for f in FIELDS if f not in ("username", "role", "enabled")]
+        data.update({f: body.get(f, current.get(f)) for f in kept})
     if data["role"] is None:
         data["role"] = _default_role(call)
-        if current is not None and call.server.faults.on("user-put-keeps-role"):
+        if current is not None and faults.on("user-put-keeps-role"):
             data["role"] = current.get("role")
+        if current is None and faults.on("user-default-role-unset"):
+            data["role"] = None
     generated = data["username"] is None
     if generated:
         data["username"] = _generated_username()
+        if current is None and faults.on("user-username-not-generated"):
+            data["username"] = None
+        if current is not None and faults.on("user-put-keeps-username"):
+            data["username"] = current.get("username")
     if data["enabled"] is None:
         data["enabled"] = True
     data["_passwordLogin"] = not generated
@@ -147,13 +160,28 @@ def _send_onboarding(call: Call, uuid: str, email: str, password: str | None) ->
     )
 
 
-def _unique(data: Mapping[str, Any]) -> dict[str, Any]:
+def _unique(call: Call, data: Mapping[str, Any]) -> dict[str, Any]:
+    if call.server.faults.on("user-duplicate-username-allowed"):
+        return {"email": data.get("email")}
     return {"email": data.get("email"), "username": data.get("username")}
+
+
+def _checked_references(call: Call) -> None:
+    faults = call.server.faults
+    checked = dict(REFERENCES)
+    if faults.on("user-reference-unchecked"):
+        checked = {"role": "role"}
+    if faults.on("user-role-unchecked"):
+        checked.pop("role")
+    check_references(call, call.body, checked)
 
 
 @handles("listUsersDeprecated")
 async def list_users_deprecated(call: Call) -> Response:
-    criteria = {field: call.query[p] for p, field in _LIST_PARAMS.items() if p in call.query}
+    params = dict(_LIST_PARAMS)
+    if call.server.faults.on("user-list-ignores-identity-nr"):
+        params.pop("identity_nr")
+    criteria = {field: call.query[p] for p, field in params.items() if p in call.query}
     found = call.server.store.all("user", call.system, lambda r: matches(r, criteria))
     return paged([row(r) for r in found], call.query["start"], call.query["limit"])
 
@@ -164,8 +192,13 @@ async def search_users(call: Call) -> Response:
     if call.server.faults.on("user-search-unknown-criterion-applied"):
         names["mobile"] = "mobile"
     criteria = criteria_of(call.body, names)
-    found = call.server.store.all("user", call.system, lambda r: matches(r, criteria))
-    return paged([row(r) for r in found], call.body.get("start", 0), call.body.get("limit", 500))
+    prefix_only = call.server.faults.on("user-search-prefix-only")
+    found = call.server.store.all(
+        "user", call.system, lambda r: matches(r, criteria, prefix_only=prefix_only)
+    )
+    extra = ("username",) if call.server.faults.on("user-search-rows-carry-username") else ()
+    rows = [row(r, extra) for r in found]
+    return paged(rows, call.body.get("start", 0), call.body.get("limit", 500))
 
 
 @handles("getUser")
@@ -175,12 +208,14 @@ async def get_user(call: Call) -> Response:
 
 @handles("createUser")
 async def create_user(call: Call) -> Response:
-    check_references(call, call.body, REFERENCES)
+    _checked_references(call)
     data = _build(call, None)
     hashed, mailed = _password_of(call, None)
     store = call.server.store
     with store.transaction(), unique_or_409("user"):
-        photo_id = claim_photo(call, call.body, None)
+        photo_id = None
+        if not call.server.faults.on("user-create-ignores-photo"):
+            photo_id = claim_photo(call, call.body, None)
         record = {
             **data,
             "hasPhoto": bool(photo_id),
@@ -189,7 +224,7 @@ async def create_user(call: Call) -> Response:
             "_qrCode": new_qr_code(),
             "_sessions_revoked_at": None,
         }
-        uuid = store.insert("user", call.system, record, unique=_unique(data))
+        uuid = store.insert("user", call.system, record, unique=_unique(call, data))
         if call.body.get("sendOnBoardingMessage"):
             _send_onboarding(call, uuid, data["email"], mailed)
     return ack(uuid, 201)
@@ -198,7 +233,7 @@ async def create_user(call: Call) -> Response:
 @handles("updateUser")
 async def update_user(call: Call) -> Response:
     current = fetch(call, "user", call.path["uuid"])
-    check_references(call, call.body, REFERENCES)
+    _checked_references(call)
     data = _build(call, current)
     hashed, _ = _password_of(call, current)
     store = call.server.store
@@ -213,7 +248,7 @@ async def update_user(call: Call) -> Response:
             "_sessions_revoked_at": current.get("_sessions_revoked_at"),
         }
         # The welcome e-mail belongs to account creation; a replace never sends it.
-        store.replace("user", current["uuid"], record, unique=_unique(data))
+        store.replace("user", current["uuid"], record, unique=_unique(call, data))
     return ack(current["uuid"])
 
 
@@ -223,10 +258,16 @@ async def delete_user(call: Call) -> Response:
     from reference_server.domain import credentials, invites
 
     server, store = call.server, call.server.store
+    if server.faults.on("user-delete-disables-only"):
+        store.replace("user", record["uuid"], {**record, "enabled": False})
+        return ack(record["uuid"])
     with store.transaction():
         if not server.faults.on("user-delete-keeps-invites"):
             invites.cancel_hosted(server, call.system, record["uuid"])
+        faults = ("user-delete-keeps-holder", "user-delete-keeps-qr-code")
+        held = faulty_holdings(call, record["uuid"], *faults)
         credentials.unlink_holder(server, call.system, record["uuid"])
+        relink(call, held, qr_only=not server.faults.on(faults[0]))
         # The QR code goes first, and the hardware forgets it, then the account itself.
         revoked = format_instant(server.clock.now())
         store.replace(
@@ -247,8 +288,18 @@ async def _set_enabled(call: Call, enabled: bool) -> Response:
     if not enabled:
         # Sign-in stops at once: sessions opened before this moment are no longer honoured.
         changed["_sessions_revoked_at"] = format_instant(call.server.clock.now())
+        if call.server.faults.on("user-disable-suspends-credentials"):
+            _suspend_credentials(call, record["uuid"])
+    if enabled and call.server.faults.on("user-enable-ignored"):
+        return ack(record["uuid"])
     call.server.store.replace("user", record["uuid"], changed)
     return ack(record["uuid"])
+
+
+def _suspend_credentials(call: Call, user_uuid: str) -> None:
+    store = call.server.store
+    for held in store.all("credential", call.system, lambda r: r.get("holderUuid") == user_uuid):
+        store.replace("credential", held["uuid"], {**held, "enabled": False})
 
 
 @handles("enableUser")
@@ -289,19 +340,31 @@ def _in_window(invite: Mapping[str, Any], earliest: Any, latest: Any) -> bool:
 async def list_user_invites(call: Call) -> Response:
     user = fetch(call, "user", call.path["uuid"])
     now = call.server.clock.now()
-    earliest, latest = now - WINDOW_BACK, now + WINDOW_AHEAD
+    back = timedelta(days=30) if call.server.faults.on("user-invites-window-30-days-back") else None
+    earliest, latest = now - (back or WINDOW_BACK), now + WINDOW_AHEAD
     hosted = [i for i in _hosted(call, user["uuid"]) if _in_window(i, earliest, latest)]
-    return reply(200, [invite_entry(i) for i in hosted])
+    entries = [invite_entry(i) for i in hosted]
+    if call.server.faults.on("user-invite-entry-no-text-message"):
+        entries = [{**e, "inviteTextMessage": None} for e in entries]
+    return reply(200, entries)
 
 
 @handles("listUserRegistrations")
 async def list_user_registrations(call: Call) -> Response:
     user = fetch(call, "user", call.path["uuid"])
     # Any value other than the three named states lists everything, like ALL.
-    wanted = REGISTRATION_FILTERS.get(call.query.get("status") or "ALL")
+    status = call.query.get("status") or "ALL"
+    wanted = REGISTRATION_FILTERS.get(status)
+    if status not in (*REGISTRATION_FILTERS, "ALL") and call.server.faults.on(
+        "user-registrations-unknown-status-empty"
+    ):
+        wanted = status
     entries = [
         {**invite_entry(i), "registrationStatus": i.get("registrationStatus")}
         for i in _hosted(call, user["uuid"])
         if wanted is None or i.get("registrationStatus") == wanted
     ]
-    return paged(entries, call.query["start"], call.query["limit"])
+    start = call.query["start"]
+    if call.server.faults.on("user-registrations-ignore-start"):
+        start = 0
+    return paged(entries, start, call.query["limit"])

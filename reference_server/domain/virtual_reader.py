@@ -94,10 +94,15 @@ def _admitted_device(call: Call) -> tuple[str, dict[str, Any]] | Response:
         if wait is not None:
             return _too_many(server, wait, "too many failed device checks from this address")
     device_uuid = str(call.body["uuid"]).lower()
-    wait = throttle.devices.wait(device_uuid, now)
+    counted = call.client if server.faults.on("reader-throttle-per-address") else device_uuid
+    wait = throttle.devices.wait(counted, now)
     if wait is not None:
         return _too_many(server, wait, "the device's request allowance is used up")
-    throttle.devices.add(device_uuid, now)
+    throttle.devices.add(counted, now)
+    if server.faults.on("reader-checks-authorization"):
+        header = call.request.headers.get("authorization")
+        if header is not None and server.key_by_value(header.removeprefix("Bearer ")) is None:
+            return outcome(server, 401, "unauthorised", "the API key is not valid")
     found = readers.device(server, device_uuid)
     stored_key = found[1]["key"] if found else _NO_SUCH_KEY
     key_matches = equal(stored_key, str(call.body["key"]))
@@ -118,8 +123,14 @@ async def virtual_read(call: Call) -> Response:
             return outcome(call.server, 401, "denied", "the reader has no access control point")
         message = "the device's reader is not attached to an access control point"
         return outcome(call.server, 424, "not attached", message)
-    result = readers.decide(call.server, system, device["point"], call.body["code"], device["uuid"])
-    return outcome(call.server, result.status, result.reason, result.message)
+    server = call.server
+    result = readers.decide(server, system, device["point"], call.body["code"], device["uuid"])
+    status, reason = result.status, result.reason
+    if status == 200 and server.faults.on("grant-reason-ok"):
+        reason = "OK"
+    if status == 401 and result.credential is None and server.faults.on("unknown-code-404"):
+        status, reason = 404, "unknown credential"
+    return outcome(server, status, reason, result.message)
 
 
 def _holder_name(server: Server, system: str, credential: dict[str, Any]) -> str | None:
@@ -151,6 +162,8 @@ def _entry(server: Server, system: str, credential: dict[str, Any]) -> dict[str,
     }
     entry = {k: v for k, v in entry.items() if v is not None}
     entry["pin"] = int(pin) if pin is not None else None
+    if pin is not None and server.faults.on("list-pin-as-text"):
+        entry["pin"] = str(pin)
     entry["useLimit"] = credential.get("useLimit")
     return entry
 
@@ -171,7 +184,24 @@ async def virtual_reader_list(call: Call) -> Response:
         return admitted
     system, device = admitted
     server, point = call.server, device.get("point")
+    if server.faults.on("list-cached-for-a-minute"):
+        cached = _cached_list(server, device["uuid"])
+        if cached is not None:
+            return reply(200, cached)
     credentials = server.store.all("credential", system)
-    return reply(
-        200, [_entry(server, system, c) for c in credentials if _listed(server, system, point, c)]
+    entries = [_entry(server, system, c) for c in credentials if _listed(server, system, point, c)]
+    if not entries and server.faults.on("empty-list-404"):
+        return outcome(server, 404, "not found", "no valid credentials for this device")
+    server.__dict__.setdefault("_reader_lists", {})[device["uuid"]] = (
+        server.clock.timestamp(),
+        entries,
     )
+    return reply(200, entries)
+
+
+def _cached_list(server: Server, device_uuid: str) -> list[dict[str, Any]] | None:
+    """The list this device got within the last minute (only the fault catalogue asks)."""
+    made, entries = server.__dict__.get("_reader_lists", {}).get(device_uuid, (None, None))
+    if made is None or server.clock.timestamp() - made >= WINDOW_SECONDS:
+        return None
+    return entries

@@ -83,7 +83,8 @@ def on_watchlist(server: Server, system: str, visit: Mapping[str, Any]) -> bool:
     from reference_server.domain.watchlists import find_matches
 
     details = watchlist_details(visit)
-    return bool(details) and bool(find_matches(server, system, details, enabled_only=True))
+    enabled_only = not server.faults.on("disabled-watchlists-consulted")
+    return bool(details) and bool(find_matches(server, system, details, enabled_only=enabled_only))
 
 
 # -- moving a visit -----------------------------------------------------------------------

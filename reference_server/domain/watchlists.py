@@ -1,4 +1,4 @@
-"""Watchlists, their entries, the side-effect-free match check and the visitors entries catch.
+"""Watchlists, their entries and the matching rule (its endpoints: watchlist_match.py).
 
 How an entry matches a set of details (the one rule used by the match endpoint, by
 invitations at registration and check-in, and by the virtual reader):
@@ -116,6 +116,9 @@ def find_matches(
     skipped = {
         w["uuid"] for w in store.all("watchlist", system) if enabled_only and not w.get("enabled")
     }
+    if server.faults.on("only-first-watchlist-consulted"):
+        enabled = [w["uuid"] for w in store.all("watchlist", system) if w["uuid"] not in skipped]
+        skipped |= set(enabled[1:])
     entries = store.all("watchlist_entry", system, lambda e: e["watchlistUuid"] not in skipped)
     hits = [(entry, _hits(entry, details)) for entry in entries]
     raw = [  # identity hits and vehicle hits found separately, then merged
@@ -125,6 +128,10 @@ def find_matches(
         for match_type, _cause in found
         if match_type == kind
     ]
+    if server.faults.on("vehicle-checked-only-without-identity") and any(
+        m["matchType"] == IDENTITY for m in raw
+    ):
+        raw = [m for m in raw if m["matchType"] == IDENTITY]
     if server.faults.on("match-duplicates-not-collapsed"):
         return raw
     return _collapse(raw)
@@ -146,12 +153,15 @@ def _watchlist_shape(record: Mapping[str, Any], count: int) -> dict[str, Any]:
     }
 
 
-def _entry_shape(record: Mapping[str, Any]) -> dict[str, Any]:
-    return {
+def _entry_shape(call: Call, record: Mapping[str, Any]) -> dict[str, Any]:
+    shaped = {
         "uuid": record["uuid"],
         "watchlistUuid": record["watchlistUuid"],
         **{f: record.get(f) for f in ENTRY_FIELDS},
     }
+    if call.server.faults.on("entry-reason-not-read"):
+        shaped["reason"] = None
+    return shaped
 
 
 def _counts(call: Call) -> Callable[[str], int]:
@@ -223,6 +233,8 @@ def _withdraw_flags(server: Server, system: str, where: Callable[[dict[str, Any]
 async def list_watchlists(call: Call) -> Response:
     count = _counts(call)
     records = call.server.store.all("watchlist", call.system)
+    if call.server.faults.on("watchlist-list-enabled-only"):
+        records = [r for r in records if r.get("enabled", True)]
     return reply(200, [_watchlist_shape(r, count(r["uuid"])) for r in records])
 
 
@@ -234,7 +246,8 @@ async def get_watchlist(call: Call) -> Response:
 
 @handles("createWatchlist")
 async def create_watchlist(call: Call) -> Response:
-    data = {"name": call.body["name"], "enabled": call.body.get("enabled", True)}
+    default = not call.server.faults.on("watchlist-created-disabled")
+    data = {"name": call.body["name"], "enabled": call.body.get("enabled", default)}
     store = call.server.store
     with store.transaction(), unique_or_409("watchlist"):
         uuid = store.insert("watchlist", call.system, data, unique={"name": data["name"]})
@@ -249,14 +262,25 @@ async def update_watchlist(call: Call) -> Response:
         record = public(_fetch_watchlist(call, call.path["uuid"]))
         # enabled left out keeps the current state: a rename must not silently switch a
         # disabled list back on.
+        current = record.get("enabled", True)
         merged = {
             **record,
-            "name": call.body["name"],
-            "enabled": call.body.get("enabled", record.get("enabled", True)),
+            "name": call.body.get("name", record["name"]),
+            "enabled": _enabled_after_put(call, current),
         }
         store.replace("watchlist", record["uuid"], merged, unique={"name": merged["name"]})
         _audit(call, record["uuid"])
     return ack(record["uuid"])
+
+
+def _enabled_after_put(call: Call, current: bool) -> bool:
+    """enabled after a PUT: as sent, else unchanged (the faults lose one direction)."""
+    wanted = call.body.get("enabled", current)
+    if call.server.faults.on("watchlist-put-cannot-disable"):
+        return call.body.get("enabled") or current
+    if call.server.faults.on("watchlist-put-cannot-enable"):
+        return bool(wanted and current)
+    return wanted
 
 
 @handles("deleteWatchlist")
@@ -281,7 +305,7 @@ async def delete_watchlist(call: Call) -> Response:
 def _entry_data(call: Call, watchlist_uuid: str) -> dict[str, Any]:
     """The entry as written (a PUT replaces every field); blank-only bodies identify nothing."""
     data = {"watchlistUuid": watchlist_uuid, **{f: call.body.get(f) for f in ENTRY_FIELDS}}
-    if not _normalised(data):
+    if not _normalised(data) and not call.server.faults.on("entry-needs-no-identifier"):
         raise invalid_fields(
             {"body": "at least one of " + ", ".join(IDENTIFYING) + " must hold a value"}
         )
@@ -297,20 +321,32 @@ def _identity_key(data: Mapping[str, Any]) -> str:
 @handles("listWatchlistEntries")
 async def list_watchlist_entries(call: Call) -> Response:
     watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
-    entries = [_entry_shape(e) for e in _entries_of(call.server, call.system, watchlist["uuid"])]
-    return paged(entries, call.query["start"], call.query["limit"])
+    if call.server.faults.on("entries-list-every-watchlist"):
+        records = call.server.store.all("watchlist_entry", call.system)
+    else:
+        records = _entries_of(call.server, call.system, watchlist["uuid"])
+    start = call.query["start"]
+    if (
+        call.server.faults.on("entries-start-one-based")
+        and "start" not in call.request.query_params
+    ):
+        start = 1
+    return paged([_entry_shape(call, e) for e in records], start, call.query["limit"])
 
 
 @handles("getWatchlistEntry")
 async def get_watchlist_entry(call: Call) -> Response:
-    return reply(200, _entry_shape(_fetch_entry(call)))
+    return reply(200, _entry_shape(call, _fetch_entry(call)))
 
 
 @handles("createWatchlistEntry")
 async def create_watchlist_entry(call: Call) -> Response:
     server, store = call.server, call.server.store
     with store.transaction(), unique_or_409("watchlist entry"):
-        watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
+        if call.server.faults.on("entry-stored-in-unknown-watchlist"):
+            watchlist = {"uuid": call.path["watchlistUuid"]}
+        else:
+            watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
         data = _entry_data(call, watchlist["uuid"])
         uuid = store.insert(
             "watchlist_entry", call.system, data, unique={"identity": _identity_key(data)}
@@ -342,49 +378,7 @@ async def delete_watchlist_entry(call: Call) -> Response:
     with store.transaction():
         entry = _fetch_entry(call)
         _withdraw_flags(server, call.system, lambda f: f["entryUuid"] == entry["uuid"])
-        store.delete("watchlist_entry", entry["uuid"])
+        if not server.faults.on("entry-delete-keeps-record"):
+            store.delete("watchlist_entry", entry["uuid"])
         _audit(call, entry["uuid"])
     return ack(entry["uuid"])
-
-
-# -- match and visitors -------------------------------------------------------------------
-@handles("matchWatchlists")
-async def match_watchlists(call: Call) -> Response:
-    matches = find_matches(call.server, call.system, call.body, enabled_only=True)
-    if call.server.faults.on("match-writes-audit"):
-        record_audit(call.server, call.system, call.key_name, "matchWatchlists", "")
-    return reply(200, {"matched": bool(matches), "matches": matches})
-
-
-def _visitor_details(visitor: Mapping[str, Any]) -> dict[str, str]:
-    return _normalised({f: visitor.get(source) for f, source in _VISITOR_FIELDS.items()})
-
-
-def _visitors_matching(call: Call, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Visitors on record (in creation order, each once) hit by any of ``entries``."""
-    found = []
-    for visitor in call.server.store.all("visitor", call.system):
-        details = _visitor_details(visitor)
-        if details and any(_hits(entry, details) for entry in entries):
-            found.append(
-                {
-                    "uuid": visitor["uuid"],
-                    "firstName": visitor.get("firstName"),
-                    "lastName": visitor.get("lastName"),
-                }
-            )
-    return found
-
-
-@handles("listWatchlistVisitors")
-async def list_watchlist_visitors(call: Call) -> Response:
-    watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
-    visitors = _visitors_matching(call, _entries_of(call.server, call.system, watchlist["uuid"]))
-    # A plain array (WL-VISITORS note) to which start and limit still apply.
-    start, limit = call.query["start"], call.query["limit"]
-    return reply(200, visitors[start : start + limit])
-
-
-@handles("listWatchlistEntryVisitors")
-async def list_watchlist_entry_visitors(call: Call) -> Response:
-    return reply(200, _visitors_matching(call, [_fetch_entry(call)]))

@@ -1,6 +1,6 @@
 """Faults of conventions, errors, paging, authentication, isolation and rate limits."""
 
-from reference_server.faults._model import fault
+from reference_server.faults._model import fault, swap
 
 fault("echo-rejected-value", "ERR-NO-ECHO", "422 reasons quote the rejected value")
 fault(
@@ -37,4 +37,128 @@ fault(
     "watchlist-451-once",
     "ERR-451-FINAL",
     "repeating an invitation refused with 451 creates it",
+)
+
+# -- conventions ---------------------------------------------------------------------------------
+fault(
+    "people-reads-carry-row-id", "CONV-UUID-IDENTIFIERS", "person and user reads add a numeric id"
+)
+fault(
+    "unreadable-timestamp-dropped",
+    "CONV-TIMESTAMP-UNPARSABLE-422",
+    "a timestamp that matches the pattern but is no real date is stored as null, not refused",
+)
+fault("body-uuid-wins", "CONV-UPDATE-BODY-UUID-IGNORED", "an update changes the body's uuid record")
+fault(
+    "location-delete-kept", "CONV-HARD-DELETE", "deleteLocation acknowledges but keeps the record"
+)
+fault(
+    "delete-keeps-references",
+    "CONV-DELETE-DROPS-REFERENCES",
+    "persons and users keep pointing at a deleted record",
+)
+fault("errors-as-plain-text", "CONV-RESPONSE-CONFORMS", "error bodies are sent as text/plain")
+fault("person-read-snake-case", "CONV-CAMELCASE-RESPONSES", "getPerson answers snake_case names")
+fault(
+    "reference-checked-across-systems",
+    "CONV-REFERENCE-MUST-EXIST",
+    "a reference to another system's record is accepted",
+)
+# -- errors ----------------------------------------------------------------------------------
+fault("error-code-as-text", "ERR-BODY-SHAPE", "error bodies carry code as a string")
+fault(
+    "validation-stops-at-first",
+    "ERR-422-REASON-FORMAT",
+    "a 422 names only the first offending field",
+)
+fault(
+    "refused-body-accepted-on-retry",
+    "ERR-422-FINAL",
+    "a body refused with 422 is accepted unvalidated when it is sent again",
+)
+fault(
+    "rate-limited-request-applied",
+    "ERR-429-TEMPORARY",
+    "a request answered 429 is carried out all the same",
+)
+swap(
+    "delete-unknown-acknowledged",
+    "ERR-404-UNKNOWN-UUID",
+    (404, 200),
+    "deleteDepartment",
+    "deleteOrganisation",
+    "deleteCostCenter",
+    "deleteVisitReason",
+    "deleteGroup",
+)
+# -- paging ----------------------------------------------------------------------------------
+fault("envelope-without-count", "PAGE-ENVELOPE-FIELDS", "paged envelopes lack countReturned")
+fault("start-index-always-zero", "PAGE-START-INDEX-ECHO", "startIndex is always 0")
+fault("limit-ignored", "PAGE-COUNT-RETURNED", "a page holds every record from start on")
+fault(
+    "page-starts-early",
+    "PAGE-ITERATION",
+    "start is read one-based, so every page after the first repeats a record",
+)
+# -- authentication ------------------------------------------------------------------------------
+fault("missing-header-403", "AUTH-HEADER-REQUIRED", "a request without a header answers 403")
+fault(
+    "keyless-checks-header",
+    "AUTH-KEYLESS-OPERATIONS",
+    "signed links and the virtual reader refuse an unknown Authorization header with 401",
+)
+fault(
+    "path-checked-before-key",
+    "AUTH-HEADER-LENGTH",
+    "path UUIDs are checked before the Authorization header",
+)
+fault(
+    "key-compared-by-prefix",
+    "AUTH-INVALID-KEY-401",
+    "a value sharing a key's first 32 characters authenticates as that key",
+)
+fault(
+    "session-cookie",
+    "AUTH-NO-SESSION",
+    "answers set a session cookie that authenticates later requests without a header",
+)
+fault(
+    "refused-write-applied",
+    "AUTH-403-NOTHING-CHANGED",
+    "a write refused with 403 is carried out before the refusal",
+)
+fault(
+    "refused-read-leaks-result",
+    "AUTH-403-NO-PARTIAL-RESULT",
+    "a read refused with 403 carries the result next to the error",
+)
+fault(
+    "override-list-merged",
+    "AUTH-ENCRYPTION-OVERRIDE-LIST",
+    "a key's override list is added to the default list instead of replacing it",
+)
+# -- rate limits ---------------------------------------------------------------------------------
+fault(
+    "system-wide-throttle",
+    "RATE-PER-KEY-BUCKET",
+    "once one key is answered 429, every key of its system is refused until it may retry",
+)
+fault("invite-writes-cost-30", "RATE-COST-INVITE-WRITE-50", "invitation writes draw 30 units")
+fault("photo-upload-cost-30", "RATE-COST-PHOTO-UPLOAD-50", "photo uploads draw 30 units")
+fault("photo-downloads-cost-30", "RATE-COST-PHOTO-DOWNLOAD-50", "photo downloads draw 30 units")
+fault(
+    "status-read-cost-30",
+    "RATE-COST-STATUS-READ-FILE-DELETE-10",
+    "invitation status reads and staged-file deletes draw 30 units",
+)
+fault(
+    "credential-writes-cost-30",
+    "RATE-COST-CREDENTIAL-WRITE-ABOVE-READ",
+    "credential creates and updates draw 30 units, a read's cost",
+)
+fault("trigger-cost-50", "RATE-COST-TRIGGER-ABOVE-READS", "a trigger draws 50 units")
+fault(
+    "retry-after-one-second",
+    "RATE-RETRY-AFTER-LOWER-BOUND",
+    "429 answers always advise Retry-After: 1",
 )

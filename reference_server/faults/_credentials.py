@@ -1,6 +1,15 @@
 """Faults of credentials and the controllers' credential stores."""
 
-from reference_server.faults._model import DUPLICATE, NOT_FOUND, fault, swap, unchecked
+from reference_server.faults._model import (
+    CATALOGUE,
+    DUPLICATE,
+    NOT_FOUND,
+    Fault,
+    fault,
+    optional,
+    swap,
+    unchecked,
+)
 
 fault("credential-delete-hard", "CRED-DELETE-SOFT", "credential DELETE removes the record")
 fault(
@@ -41,3 +50,59 @@ swap(
     "deleteCredential",
 )
 swap("identifier-duplicate-422", "CRED-IDENTIFIER-UNIQUE", DUPLICATE, "createCredential")
+optional("reader-type-optional", "CRED-FIELD-REQUIRED", "readerType", "createCredential")
+fault(
+    "unknown-acl-ignored",
+    "CRED-FIELD-REFERENCE",
+    "unknown access control lists are dropped, not refused",
+)
+# The holder rule is the schema's body-level oneOf, so the validation seam skips body-level rules.
+CATALOGUE["both-holders-accepted"] = Fault(
+    "both-holders-accepted",
+    "CRED-HOLDER-EXACTLY-ONE",
+    "a create body naming a person and a user is accepted (the person holds the credential)",
+    operations=("createCredential",),
+    unchecked="body",
+)
+fault(
+    "holder-names-frozen",
+    "CRED-READ-SHAPE",
+    "holderFirstName and holderLastName keep the names the holder had at issue",
+)
+fault("future-start-reads-active", "CRED-STATUS-DEFAULT", "a window not open yet reads ACTIVE")
+fault(
+    "credential-writes-not-pushed",
+    "CRED-WRITE-PUSHED",
+    "credential writes reach the controllers only when the clock next moves",
+)
+fault("put-use-limit-ignored", "CRED-USE-LIMIT", "a PUT's useLimit is not applied")
+fault(
+    "put-comments-appended", "CRED-PUT-FIELDS", "a PUT's comments are appended to the stored ones"
+)
+fault(
+    "empty-acl-put-ignored", "CRED-PUT-ACL-EMPTY", "a PUT with an empty list array changes nothing"
+)
+fault("omitted-acl-put-clears", "CRED-PUT-ACL-OMITTED", "a PUT without lists removes every list")
+fault(
+    "disabled-kept-on-hardware",
+    "CRED-PUT-STATUS-DISABLED",
+    "DISABLED credentials stay on the controllers",
+)
+fault(
+    "put-deleted-removes-record", "CRED-PUT-STATUS-DELETED", "a PUT with DELETED erases the record"
+)
+fault(
+    "put-status-drops-window",
+    "CRED-PUT-STATUS-OTHER",
+    "a PUT carrying a status applies only the status (window and useLimit are dropped)",
+)
+fault(
+    "deleted-kept-on-hardware",
+    "CRED-DELETE-HARDWARE",
+    "DELETED credentials stay on the controllers",
+)
+fault(
+    "by-person-every-person",
+    "CRED-BY-PERSON",
+    "the by-person list holds every person-held credential of the system",
+)

@@ -15,6 +15,7 @@ class Fault:
     operations: tuple[str, ...] = ()  # the operations they touch
     unchecked: str | None = None  # validation seam: this body field's rules are not enforced
     swap: tuple[int, int] | None = None  # response seam: answer the second status for the first
+    optional: bool = False  # with unchecked: a missing value is not refused either
 
 
 CATALOGUE: dict[str, Fault] = {}
@@ -27,6 +28,11 @@ def fault(name: str, rule: str, does: str) -> None:
 def unchecked(name: str, rule: str, field: str, *operations: str) -> None:
     does = f"{field} is not validated on {', '.join(operations)}"
     CATALOGUE[name] = Fault(name, rule, does, operations=operations, unchecked=field)
+
+
+def optional(name: str, rule: str, field: str, *operations: str) -> None:
+    does = f"{field} is not required on {', '.join(operations)}"
+    CATALOGUE[name] = Fault(name, rule, does, operations=operations, unchecked=field, optional=True)
 
 
 def swap(name: str, rule: str, statuses: tuple[int, int], *operations: str) -> None:
@@ -72,6 +78,14 @@ class Faults:
             CATALOGUE[n].unchecked
             for n in self._active
             if CATALOGUE[n].unchecked and operation_id in CATALOGUE[n].operations
+        }
+
+    def optional_fields(self, operation_id: str) -> set[str]:
+        """Required body fields the active faults let a request leave out."""
+        return {
+            CATALOGUE[n].unchecked
+            for n in self._active
+            if CATALOGUE[n].optional and operation_id in CATALOGUE[n].operations
         }
 
     def swapped_status(self, operation_id: str, status: int) -> int:

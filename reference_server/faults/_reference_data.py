@@ -1,6 +1,6 @@
 """Faults of the name-only resources, locations, roles, vehicles and access control."""
 
-from reference_server.faults._model import DUPLICATE, NOT_FOUND, fault, swap, unchecked
+from reference_server.faults._model import DUPLICATE, NOT_FOUND, fault, optional, swap, unchecked
 
 unchecked(
     "department-name-unchecked", "DEPT-FIELD-LENGTH", "name", "createDepartment", "updateDepartment"
@@ -115,3 +115,187 @@ swap(
 swap("group-duplicate-422", "GRP-NAME-UNIQUE", DUPLICATE, "createGroup", "updateGroup")
 swap("location-duplicate-422", "LOC-NAME-UNIQUE", DUPLICATE, "createLocation", "updateLocation")
 swap("role-duplicate-422", "ROLE-NAME-UNIQUE", DUPLICATE, "createRole", "updateRole")
+
+# -- the name-only resources: required name, acknowledgements, list shape, hard delete ----------
+optional(
+    "department-name-optional",
+    "DEPT-FIELD-REQUIRED",
+    "name",
+    "createDepartment",
+    "updateDepartment",
+)
+optional(
+    "organisation-name-optional",
+    "ORG-FIELD-REQUIRED",
+    "name",
+    "createOrganisation",
+    "updateOrganisation",
+)
+optional(
+    "cost-center-name-optional",
+    "COSTC-FIELD-REQUIRED",
+    "name",
+    "createCostCenter",
+    "updateCostCenter",
+)
+optional(
+    "visit-reason-name-optional",
+    "VREASON-FIELD-REQUIRED",
+    "name",
+    "createVisitReason",
+    "updateVisitReason",
+)
+optional("group-name-optional", "GRP-FIELD-REQUIRED", "name", "createGroup", "updateGroup")
+fault(
+    "department-create-message-created",
+    "DEPT-WRITE-ACK",
+    "createDepartment acknowledges with message `created` instead of `success`",
+)
+fault(
+    "organisation-write-returns-record",
+    "ORG-WRITE-ACK",
+    "organisation writes answer the stored name inside the acknowledgement",
+)
+swap("cost-center-update-201", "COSTC-WRITE-ACK", (200, 201), "updateCostCenter")
+fault(
+    "visit-reason-update-recreates",
+    "VREASON-WRITE-ACK",
+    "updateVisitReason replaces the reason with a new record and acknowledges the new UUID",
+)
+fault(
+    "group-rename-ignored", "GRP-UPDATE-RENAMES", "a group PUT answers 200 but keeps the old name"
+)
+fault(
+    "department-list-honours-paging",
+    "DEPT-LIST-SHAPE",
+    "listDepartments cuts the list by start and limit query parameters",
+)
+fault(
+    "organisation-list-wrapped",
+    "ORG-LIST-SHAPE",
+    "listOrganisations answers an object {entries} instead of a plain array",
+)
+fault("cost-center-read-as-array", "COSTC-LIST-SHAPE", "getCostCenter answers a one-item array")
+fault(
+    "visit-reason-list-of-names",
+    "VREASON-LIST-SHAPE",
+    "listVisitReasons answers bare names instead of {uuid, name} objects",
+)
+fault("group-read-carries-permissions", "GRP-READ", "a group read carries a permissions field")
+fault(
+    "department-delete-ignored",
+    "DEPT-DELETE-HARD",
+    "deleteDepartment acknowledges but the department stays",
+)
+swap("organisation-delete-204", "ORG-DELETE-HARD", (200, 204), "deleteOrganisation")
+fault(
+    "cost-center-delete-still-readable",
+    "COSTC-DELETE-HARD",
+    "a deleted cost center is only hidden from the list; getCostCenter still answers 200",
+)
+fault(
+    "visit-reason-delete-still-listed",
+    "VREASON-DELETE-HARD",
+    "a deleted visit reason answers 404 but stays in listVisitReasons",
+)
+fault(
+    "group-delete-still-readable",
+    "GRP-DELETE-HARD",
+    "a deleted group is only hidden from the list; GET of it still answers 200",
+)
+fault("group-delete-keeps-links", "GRP-DELETE-UNLINKS", "people keep a deleted group")
+fault(
+    "visit-reason-delete-removes-visits",
+    "VREASON-DELETE-KEEPS-TEXT",
+    "deleting a visit reason deletes the invitations recorded with it",
+)
+
+# -- locations and roles ----------------------------------------------------------------------
+optional("location-type-optional", "LOC-FIELD-REQUIRED", "type", "createLocation")
+fault(
+    "coordinate-precision-unchecked",
+    "LOC-FIELD-PRECISION",
+    "coordinates with 16 or more decimal places are stored",
+)
+fault(
+    "location-ack-returns-record",
+    "LOC-WRITE-ACK",
+    "createLocation answers the stored record beside the acknowledgement",
+)
+fault("location-list-full-records", "LOC-LIST-SHAPE", "listLocations answers full records")
+fault("location-read-omits-nulls", "LOC-READ-FULL", "getLocation leaves out the fields never set")
+fault("location-delete-keeps-links", "LOC-DELETE-HARD", "people keep a deleted location")
+fault("role-default-required", "ROLE-FIELD-REQUIRED", "createRole refuses a body without default")
+fault(
+    "role-create-message-created",
+    "ROLE-WRITE-ACK",
+    "createRole acknowledges with message `created` instead of `success`",
+)
+fault("role-default-as-text", "ROLE-SHAPE", "roles show default as the text true/false")
+fault(
+    "default-flag-not-moved",
+    "ROLE-DEFAULT-FLAG",
+    "a role made default leaves the previous default flagged too",
+)
+fault(
+    "role-permissions-stored",
+    "ROLE-NEW-NO-PERMISSIONS",
+    "createRole keeps a permissions field of the body and shows it",
+)
+fault("role-delete-keeps-role", "ROLE-DELETE-SUCCESS", "deleteRole acknowledges but the role stays")
+fault("default-role-deletable", "ROLE-DELETE-DEFAULT", "the default role can be deleted")
+
+# -- vehicles and access control ----------------------------------------------------------------
+fault("vehicle-start-index-zero", "VEH-ENVELOPE", "listVehicles answers startIndex 0 for any start")
+fault(
+    "vehicle-start-one-based",
+    "VEH-PAGING-DEFAULTS",
+    "listVehicles counts start from one: start k begins at row k-1",
+)
+swap("vehicle-limit-range-422", "VEH-PAGING-LIMIT-RANGE", (400, 422), "listVehicles")
+fault(
+    "acl-list-honours-paging",
+    "ACL-LIST-SHAPE",
+    "listAccessControlLists cuts the list by start and limit query parameters",
+)
+fault(
+    "acl-list-uppercase-uuids",
+    "ACL-USABLE-ON-CREDENTIALS",
+    "listAccessControlLists shows upper-case UUIDs that credentials do not accept",
+)
+fault(
+    "point-list-honours-paging",
+    "ACP-LIST-SHAPE",
+    "listAccessControlPoints cuts the list by start and limit query parameters",
+)
+fault("point-type-lowercase", "ACP-FIELD-ENUM", "access control point types are lower-case")
+fault(
+    "trigger-needs-an-acl",
+    "ACP-TRIGGER-UNCONDITIONAL",
+    "the trigger fires only points some access control list covers",
+)
+fault(
+    "trigger-needs-no-permission",
+    "ACP-TRIGGER-PERMISSION",
+    "the trigger is served to any key, whatever its permissions",
+)
+fault(
+    "trigger-costs-a-read",
+    "ACP-TRIGGER-COST-HIGHER",
+    "a trigger draws the 30 units of a read",
+)
+
+# -- versioning -----------------------------------------------------------------------------
+fault(
+    "any-version-served",
+    "VER-PATH-V1",
+    "paths under /api/ws/ without v1, or with another version, are served as the v1 operations",
+)
+swap(
+    "deprecated-users-list-withdrawn", "VER-USERS-GET-DEPRECATED", (200, 404), "listUsersDeprecated"
+)
+fault(
+    "vehicle-writes-acknowledged",
+    "VEH-READ-ONLY",
+    "writes to vehicle paths are answered with a success acknowledgement instead of 405",
+)

@@ -47,3 +47,54 @@ fault(
 )
 unchecked("invite-email-unchecked", "INV-FIELD-EMAIL", "email", "createInvite", "updateInvite")
 swap("invite-unknown-400", "INV-READ-NOT-FOUND", NOT_FOUND, "getInvite")
+fault(
+    "invite-created-message-success",
+    "INV-CREATE-201",
+    "createInvite answers message `success` instead of `created`",
+)
+fault(
+    "invite-read-shows-visitor-id",
+    "INV-REGISTRATION-ID",
+    "getInvite shows the visitor's UUID as registrationId",
+)
+fault(
+    "invite-list-start-index-zero",
+    "INV-LIST-ENVELOPE",
+    "listInvites answers startIndex 0 whatever start was used",
+)
+fault(
+    "invite-default-start-one",
+    "INV-LIST-DEFAULTS",
+    "listInvites without start begins at row 1",
+)
+swap("invite-limit-range-422", "INV-LIST-LIMIT-RANGE", (400, 422), "listInvites")
+fault(
+    "visitor-filter-total-unfiltered",
+    "INV-LIST-VISITOR-FILTER",
+    "with visitorUUID, totalCount still counts every visitor's invitations",
+)
+fault(
+    "underscore-spelling-create-only",
+    "INV-FIELD-SPELLINGS",
+    "the underscore spellings are honoured on create but dropped on update",
+)
+fault(
+    "location-name-kept-as-text",
+    "INV-LOCATION-BY-NAME",
+    "a location given by name is kept as text and the invitation refers to no location",
+)
+fault(
+    "watchlist-denial-keeps-status",
+    "VISIT-DENIED-ON-WATCHLIST",
+    "an update refused with 451 leaves the visit in its pre-arrival status with its credential",
+)
+fault(
+    "visitor-credential-from-now",
+    "VISIT-CREDENTIAL-WINDOW",
+    "the visitor credential becomes valid at creation instead of at the activation",
+)
+fault(
+    "disabled-watchlists-consulted",
+    "VISIT-WATCHLIST-CONSULTED",
+    "disabled watchlists refuse visitors as enabled ones do",
+)

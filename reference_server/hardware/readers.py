@@ -193,6 +193,9 @@ def refusal(
         return "the credential is outside its validity window"
     if credential.get("useLimit") is not None and credential["useLimit"] <= 0:
         return "the credential has no uses left"
+    unlisted = not credential.get("accessControlListUuids")
+    if unlisted and server.faults.on("no-list-means-everywhere"):
+        return None
     if not lists_open(server, system, credential, point):
         return "the credential is not allowed at this access control point"
     return None
@@ -264,8 +267,14 @@ def decide(
         why = refusal(server, system, credential, point_uuid, now)
         if why is not None:
             _log(server, system, point_uuid, "denied", credential, device_uuid, why)
+            limit = credential.get("useLimit")
+            if limit and server.faults.on("denial-consumes-use"):
+                server.store.replace(
+                    "credential", credential["uuid"], {**credential, "useLimit": limit - 1}
+                )
             return Outcome(401, "denied", why, credential["uuid"])
         _grant(server, system, credential, point_uuid, device_uuid)
-    if credential.get("type") == "VISITOR":
+    moves = not (device_uuid and server.faults.on("virtual-grant-no-visit-move"))
+    if credential.get("type") == "VISITOR" and moves:
         _on_grant(server, system, credential)
     return Outcome(200, "granted", "access granted", credential["uuid"])

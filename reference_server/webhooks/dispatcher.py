@@ -1,4 +1,6 @@
-"""Outbound visit events: the integration settings, the VisitDTO payload and its delivery.
+"""Outbound visit events: the integration settings, the payload's encryption and its delivery.
+
+The VisitDTO itself is built in :mod:`reference_server.webhooks.payload`.
 
 ``emit`` is called by the single place a visit changes status. It snapshots the integration
 as saved at that moment (events before an enable are never sent later), builds the VisitDTO,
@@ -33,6 +35,7 @@ import httpx
 from reference_server._crypto import hmac_sha256_b64
 from reference_server._encryption import encrypt_payload, fields_of
 from reference_server._state import Server
+from reference_server.webhooks.payload import visit_dto
 
 log = logging.getLogger(__name__)
 
@@ -68,11 +71,11 @@ _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 # -- integration settings -------------------------------------------------------------------
-def _hmac_key(value: Any) -> str | None:
+def _hmac_key(value: Any, any_length: bool = False) -> str | None:
     if value in (None, ""):
         return None
     printable = isinstance(value, str) and all(" " <= ch <= "~" for ch in value)
-    if not printable or not 16 <= len(value) <= 128:
+    if not printable or not (any_length or 16 <= len(value) <= 128):
         raise ValueError("hmac_key must be 16 to 128 printable characters")
     return value
 
@@ -139,7 +142,9 @@ def configure(server: Server, settings: dict[str, Any]) -> dict[str, Any]:
     saved = {
         "name": str(settings.get("name") or "reference integration"),
         "enabled": enabled,
-        "hmac_key": _hmac_key(settings.get("hmac_key")),
+        "hmac_key": _hmac_key(
+            settings.get("hmac_key"), server.faults.on("hmac-key-length-unchecked")
+        ),
         "encryption": _encryption(settings.get("encryption")),
         "header": _header(settings.get("header")),
         "urls": _urls(settings.get("urls")),
@@ -154,104 +159,6 @@ def integration(server: Server) -> dict[str, Any] | None:
     return json.loads(stored) if stored else None
 
 
-# -- payload --------------------------------------------------------------------------------
-def _number_id(uuid: str) -> int:
-    """A stable positive int64 for the DTOs' numeric id (derived from the uuid)."""
-    return int(uuid.replace("-", "")[:15], 16)
-
-
-def _initials(*names: str | None) -> str | None:
-    letters = "".join(n.strip()[0].upper() for n in names if n and n.strip())
-    return letters or None
-
-
-def _name_of(server: Server, system: str, kind: str, uuid: str | None) -> str | None:
-    record = server.store.get(kind, uuid, system) if uuid else None
-    return record.get("name") if record else None
-
-
-def _photo_links(server: Server, record: dict[str, Any]) -> dict[str, Any]:
-    if not record.get("photoId"):
-        return {"photo": None, "thumbnail": None}
-    try:
-        from reference_server.domain.files import media_links
-    except ImportError:
-        return {"photo": None, "thumbnail": None}
-    return media_links(server, record["photoId"])
-
-
-def visitor_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:
-    uuid = invite.get("visitorId")
-    record = (server.store.get("visitor", uuid, system) if uuid else None) or {}
-    # The invitation keeps its own copy of the visitor's fields; the visitor record wins.
-    first = record.get("firstName", invite.get("firstName"))
-    last = record.get("lastName", invite.get("lastName"))
-    return {
-        "id": _number_id(uuid) if uuid else None,
-        "uuid": uuid,
-        "uuid32": uuid.replace("-", "") if uuid else None,
-        "initials": _initials(first, last),
-        "firstName": first,
-        "middleName": record.get("middleName"),
-        "lastName": last,
-        "identityNumber": record.get("identityNumber", invite.get("identityNumber")),
-        "mobileNumber": record.get("mobile", invite.get("mobile")),
-        "email": record.get("email", invite.get("email")),
-        "company": record.get("company"),
-        **_photo_links(server, record),
-        "nationality": record.get("nationality"),
-        "countryOfIssue": record.get("countryOfIssue"),
-    }
-
-
-def host_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:
-    uuid = invite.get("hostUser")
-    user = server.store.get("user", uuid, system) if uuid else None
-    if user is None:
-        return None
-    return {
-        "id": _number_id(uuid),
-        "uuid": uuid,
-        "uuid32": uuid.replace("-", ""),
-        "initials": _initials(user.get("firstName"), user.get("lastName")),
-        "firstName": user.get("firstName"),
-        "lastName": user.get("lastName"),
-        "mobileNumber": user.get("mobile"),
-        "homeNumber": user.get("telephoneHome"),
-        "officeNumber": user.get("telephoneOffice"),
-        "email": user.get("email"),
-        "unitAddress": user.get("address"),
-        "organisation": _name_of(server, system, "organisation", user.get("organisation")),
-        "location": _name_of(server, system, "location", user.get("location")),
-        "department": _name_of(server, system, "department", user.get("department")),
-        "group": _name_of(server, system, "group", user.get("group")),
-    }
-
-
-def visit_dto(server: Server, system: str, status: str, invite: dict[str, Any]) -> dict[str, Any]:
-    """The VisitDTO of an invitation record (``visitId`` is its registrationId)."""
-    reason = invite.get("_visitReasonText") or _name_of(
-        server, system, "visit_reason", invite.get("visitReason")
-    )
-    return {
-        "status": status,
-        "source": "INVITED",  # every visit of the reference server comes from an invitation
-        "visitId": invite.get("uuid") or invite.get("registrationId"),
-        "expectedAt": invite.get("activation"),
-        "leavingAt": invite.get("expiry"),
-        "arrivedAt": invite.get("arrivedAt"),
-        "leftAt": invite.get("leftAt"),
-        "reason": reason,
-        "type": invite.get("type"),
-        "accessCode": invite.get("accessCode"),
-        "qrCodeUrl": invite.get("qrCodeUrl"),
-        "inviteLink": invite.get("inviteLink"),
-        "inviteTextMessage": invite.get("inviteTextMessage"),
-        "visitor": visitor_dto(server, system, invite),
-        "host": host_dto(server, system, invite),
-    }
-
-
 def encrypted_fields(encryption: dict[str, Any]) -> list[str]:
     """The override list, else the default list; ``mobile`` also covers ``mobileNumber``."""
     names = sorted(fields_of({"fields": encryption.get("fields") or []}))
@@ -263,7 +170,10 @@ def _encrypt(server: Server, payload: dict[str, Any], encryption: dict[str, Any]
         return payload
     if server.faults.on("webhook-not-encrypted"):
         return payload
-    settings = {**encryption, "fields": encrypted_fields(encryption)}
+    fields = encrypted_fields(encryption)
+    if server.faults.on("override-added-to-default"):
+        fields = sorted({*fields, *encrypted_fields({**encryption, "fields": []})})
+    settings = {**encryption, "fields": fields}
     return encrypt_payload(payload, settings)
 
 
@@ -345,14 +255,20 @@ class Dispatcher:
         faults = self.server.faults
         charset = "" if faults.on("webhook-missing-charset") else "; charset=utf-8"
         headers = {"Accept": "application/json", "Content-Type": f"application/json{charset}"}
-        if delivery.header:
-            headers[delivery.header["name"]] = delivery.header["value"]
-        if delivery.hmac_key:
+        extra = delivery.header
+        if extra and faults.on("optional-header-authorization-only"):
+            extra = extra if extra["name"].lower() == "authorization" else None
+        if extra:
+            headers[extra["name"]] = extra["value"]
+        hmac_key = delivery.hmac_key
+        if hmac_key is None and faults.on("hmac-headers-without-key"):
+            hmac_key = ""
+        if hmac_key is not None:
             millis = int(self.server.clock.timestamp() * 1000)
             stamp = str(millis // 1000 if faults.on("hmac-timestamp-seconds") else millis)
             path = "" if faults.on("hmac-wrong-text") else (urlsplit(delivery.url).path or "/")
             headers[TIMESTAMP_HEADER] = stamp
-            headers[SIGNATURE_HEADER] = signature(delivery.hmac_key, path, stamp, delivery.body)
+            headers[SIGNATURE_HEADER] = signature(hmac_key, path, stamp, delivery.body)
         return headers
 
     def _attempt(self, client: httpx.Client, delivery: Delivery) -> bool:
@@ -388,12 +304,16 @@ def emit(server: Server, system: str, status: str, invite: dict[str, Any]) -> No
         url = settings["urls"].get(STATUS_URLS.get(status, "")) if settings else None
         if not enabled or not url or settings.get("system") != system:
             return
+        if status == "VISIT_CREATED" and server.faults.on("visit-created-not-sent"):
+            return
         payload = _encrypt(
             server, visit_dto(server, system, status, invite), settings["encryption"]
         )
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         delivery = Delivery(status, url, body, settings["hmac_key"], settings["header"])
         dispatcher_of(server).submit(delivery)
+        if server.faults.on("webhook-posted-twice"):
+            dispatcher_of(server).submit(delivery, 0.05)
     except Exception:  # a webhook problem must never fail the API call that caused it
         log.exception("could not queue the %s webhook", status)
 

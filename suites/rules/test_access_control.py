@@ -207,7 +207,9 @@ def _reference_data_costs() -> dict[str, int]:
     }
 
 
-@pytest.fixture(scope="module")
+# Function scope: measured under whatever state the test itself runs in (the self-check switches
+# the reference server's fault per test, after module fixtures would have run).
+@pytest.fixture
 def triggers_per_bucket(client, profile, control) -> int:
     """How many triggers a full bucket of the rate_limit key pays for (then it is refilled)."""
     key = client("rate_limit")

@@ -280,6 +280,19 @@ def test_read_returns_the_full_record(api, factories) -> None:
             assert stored[field] == value, field
 
 
+@pytest.mark.rule("LOC-READ-FULL")
+def test_read_lists_every_field_even_when_never_set(api, factories) -> None:
+    # The read answer names every location field, whatever the create body held.
+    name = factories.name_for("createLocation", "loc")
+    kind = enum_values("createLocation", "type")[0]
+    created = api.post(PATH, json={"name": name, "type": kind})
+    assert created.status_code == 201, created.text
+    stored = _read(api, created.json()["uuid"])
+    expected = set(spec.openapi()["components"]["schemas"]["Location"]["properties"])
+    assert expected <= set(stored), f"missing {expected - set(stored)}"
+    assert (stored["name"], stored["type"]) == (name, kind)
+
+
 @pytest.mark.rule("LOC-NOT-FOUND")
 def test_unknown_uuid_answers_404(api, factories, ledger) -> None:
     unknown = ledger.fresh_uuid()
