@@ -79,6 +79,10 @@ class ControlPlane(httpx.Client):
     def audit(self) -> list[dict[str, Any]]:
         return self._call("GET", "audit")
 
+    def outbox(self) -> list[dict[str, Any]]:
+        """The e-mails the server would have sent (it sends none): kind, to, user, password."""
+        return self._call("GET", "outbox")
+
     def controller_credentials(self) -> list[dict[str, Any]]:
         """What each controller holds now: its credentials and its phonebook."""
         return self._call("GET", "hardware/credentials")

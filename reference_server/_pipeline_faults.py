@@ -11,6 +11,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
 import spec
 from reference_server._errors import ApiError
 from reference_server._state import ApiKey, Server
@@ -35,6 +38,25 @@ def cost(faults: Faults, op: spec.Operation, units: int) -> int:
         if faults.on(name) and op.operation_id in operations:
             return wrong
     return units
+
+
+# Collections the spec gives no list operation, and the fault that lists them anyway.
+_WHOLESALE = {
+    "/api/ws/v1/persons": ("person", "persons-listed-wholesale"),
+    "/api/ws/v1/credentials": ("credential", "credentials-listed-wholesale"),
+}
+
+
+def wholesale_list(server: Server, request: Request) -> Response | None:
+    """``*-listed-wholesale``: a keyed GET on such a collection answers all its records."""
+    kind, fault = _WHOLESALE.get(request.url.path, ("", ""))
+    if request.method != "GET" or not kind or not server.faults.on(fault):
+        return None
+    key = server.key_by_value(request.headers.get("authorization", "").removeprefix("Bearer "))
+    if key is None:
+        return None
+    records = server.store.all(kind, key.system)
+    return JSONResponse([{k: v for k, v in r.items() if not k.startswith("_")} for r in records])
 
 
 def permitted(faults: Faults, key: ApiKey, op: spec.Operation) -> bool | None:

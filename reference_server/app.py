@@ -94,6 +94,8 @@ class ReferenceApp:
         path = request.url.path
         if server.faults.on("any-version-served"):
             path = re.sub(r"^/api/ws(/v[0-9]+)?/", "/api/ws/v1/", path)
+        if (listing := _pipeline_faults.wholesale_list(server, request)) is not None:
+            return listing
         if server.faults.on("vehicle-writes-acknowledged"):
             from reference_server.domain.vehicles import acknowledged_write
 

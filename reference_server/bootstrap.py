@@ -19,6 +19,8 @@ from reference_server.rate_bucket import DOCUMENTED, RAISED, BucketSize
 
 ALWAYS = {"schedule": "always"}
 
+MORE_LISTS = 48  # beyond the three named lists of each system
+
 
 def _permissions() -> tuple[frozenset[str], frozenset[str]]:
     """Every permission name of the spec, and the read-only subset."""
@@ -143,6 +145,17 @@ def provision(server: Server) -> None:
                     ],
                 },
             )
+            # One list per floor, so the system holds more lists than one credential may carry
+            # (50): the limit can then be tested with lists that all exist.
+            for floor in range(1, MORE_LISTS + 1):
+                server.store.insert(
+                    "acl",
+                    system,
+                    {
+                        "name": f"Floor {floor} - lift bank A",
+                        "_rules": [{"point": points["ELEVATOR"], **ALWAYS}],
+                    },
+                )
         _vehicles(server, main, 150)
         _vehicles(server, other, 3)
         server.store.set_meta("link_secret", secrets.token_hex(32))

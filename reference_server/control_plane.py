@@ -119,6 +119,7 @@ def build_control_plane(server: Server) -> Starlette:
                 "/_reference/hardware/credentials", guarded(controller_credentials), methods=["GET"]
             ),
             Route("/_reference/audit", guarded(listing("audit")), methods=["GET"]),
+            Route("/_reference/outbox", guarded(listing("outbox")), methods=["GET"]),
             Route("/_reference/faults", guarded(faults), methods=["GET", "PUT"]),
             Route(
                 "/_reference/hardware/watchlist-flags", guarded(watchlist_flags), methods=["GET"]

@@ -52,6 +52,7 @@ class Rule:
     statement: str
     operations: tuple[str, ...] = ()
     note: str | None = None
+    no_fault: str | None = None  # why no fault of a server can break the rule
 
     @property
     def normative(self) -> bool:
@@ -127,6 +128,7 @@ def rules() -> tuple[Rule, ...]:
             statement=e["statement"],
             operations=tuple(e.get("operations") or ()),
             note=e.get("note"),
+            no_fault=e.get("no_fault"),
         )
         for e in entries
     )

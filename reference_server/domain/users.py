@@ -225,7 +225,8 @@ async def create_user(call: Call) -> Response:
             "_sessions_revoked_at": None,
         }
         uuid = store.insert("user", call.system, record, unique=_unique(call, data))
-        if call.body.get("sendOnBoardingMessage"):
+        welcome = call.body.get("sendOnBoardingMessage")
+        if welcome and not call.server.faults.on("onboarding-message-not-sent"):
             _send_onboarding(call, uuid, data["email"], mailed)
     return ack(uuid, 201)
 

@@ -106,3 +106,15 @@ fault(
     "CRED-BY-PERSON",
     "the by-person list holds every person-held credential of the system",
 )
+fault(
+    "credentials-listed-wholesale",
+    "CRED-NO-LIST-ALL",
+    "GET /credentials answers every credential of the system",
+)
+unchecked(
+    "acl-list-count-unchecked",
+    "CRED-FIELD-ACL-COUNT",
+    "accessControlListUuids",
+    "createCredential",
+    "updateCredential",
+)

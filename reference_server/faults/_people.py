@@ -238,3 +238,13 @@ fault(
     "USER-REGISTRATIONS-STATUS",
     "an unrecognised registration status lists nothing instead of everything",
 )
+fault(
+    "persons-listed-wholesale",
+    "PERS-NO-LIST-ALL",
+    "GET /persons answers every person of the system",
+)
+fault(
+    "onboarding-message-not-sent",
+    "USER-ONBOARDING-MESSAGE",
+    "sendOnBoardingMessage true sends no welcome e-mail",
+)

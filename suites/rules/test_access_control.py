@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 import spec
+from fixtures._limits import field_schema
 
 LISTS = "/api/ws/v1/access-control-lists"
 POINTS = "/api/ws/v1/access-control-points"
@@ -87,9 +88,13 @@ def test_listed_lists_are_accepted_on_credentials(api, factories) -> None:
     path = f"/api/ws/v1/credentials/{created.json()['uuid']}"
     assert api.get(path).json()["accessControlListUuids"] == lists[:1]
 
-    updated = api.put(path, json={"accessControlListUuids": lists})
-    assert updated.status_code == 200, updated.text
-    assert sorted(api.get(path).json()["accessControlListUuids"]) == sorted(lists)
+    # A credential carries a limited number of lists: every one is tried, a batch at a time.
+    most = field_schema("updateCredential", "accessControlListUuids")["maxItems"]
+    for first in range(0, len(lists), most):
+        batch = lists[first : first + most]
+        updated = api.put(path, json={"accessControlListUuids": batch})
+        assert updated.status_code == 200, updated.text
+        assert sorted(api.get(path).json()["accessControlListUuids"]) == sorted(batch)
 
 
 # -- access control points -----------------------------------------------------------------

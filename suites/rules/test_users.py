@@ -269,16 +269,28 @@ def test_password_reads_back_empty(api, factories) -> None:
 
 
 @pytest.mark.rule("USER-ONBOARDING-MESSAGE")
-def test_onboarding_flag_is_accepted(api, factories) -> None:
-    """The welcome e-mail itself is not observable through this interface; the flag must be
-    accepted with and without a password, and a generated password is never disclosed."""
+def test_onboarding_message_goes_only_where_asked(api, factories, control_or_none) -> None:
+    """Everywhere: the flag is accepted with and without a password and a generated password
+    is never disclosed. Where the target shows what it mails (the reference control plane's
+    outbox): exactly the users asking get one welcome e-mail, with a generated password when
+    they sent none."""
     bodies = [_user(factories, sendOnBoardingMessage=flag) for flag in (True, True, False)]
     del bodies[0]["password"]  # the service then generates one for the e-mail
+    bodies.append(_user(factories))  # the flag left out: no e-mail either
+    made = []
     for body in bodies:
         read = _read(api, people.created(api.post(USERS, json=body)))
         assert read["email"] == body["email"]
         assert read["password"] in ("", None)
         assert "sendOnBoardingMessage" not in read
+        made.append(read["uuid"])
+    if control_or_none is None:
+        return
+    mailed = {m["user"]: m for m in control_or_none.outbox() if m.get("user") in made}
+    assert sorted(mailed) == sorted(made[:2]), "welcome e-mails went to the wrong users"
+    assert mailed[made[0]]["to"] == bodies[0]["email"]
+    assert mailed[made[0]]["password"], "no password was sent, so the e-mail must carry one"
+    assert not mailed[made[1]]["password"], "the user chose a password; none is generated"
 
 
 @pytest.mark.rule("USER-PHOTO-ATTACH")

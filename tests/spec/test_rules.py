@@ -12,7 +12,7 @@ import spec
 
 RAW = yaml.safe_load((Path(spec.__file__).parent / "rules.yaml").read_text(encoding="utf-8"))
 FIELDS = {"id", "title", "source", "level", "statement"}
-OPTIONAL = {"operations", "note"}
+OPTIONAL = {"operations", "note", "no_fault"}
 OPERATION_IDS = {op.operation_id for op in spec.operations()}
 
 

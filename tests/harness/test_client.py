@@ -1,0 +1,56 @@
+"""The harness client's answer to 429 (RATE-BACKOFF-DOUBLING): wait Retry-After, then twice as long
+each further time."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from harness import _client
+from harness._client import MAX_429_RETRIES, Session, TargetClient
+from harness._ledger import Ledger
+
+DEPARTMENTS = "/api/ws/v1/departments"
+
+
+def _client_answering(statuses: list[tuple[int, str | None]]) -> TargetClient:
+    """A client whose target answers ``statuses`` in turn: (status, Retry-After or None)."""
+    answers = iter(statuses)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        status, retry_after = next(answers)
+        if status == 429:
+            headers = {} if retry_after is None else {"Retry-After": retry_after}
+            return httpx.Response(429, headers=headers, json={"code": 429, "reason": "slow down"})
+        return httpx.Response(status, json=[])
+
+    session = Session(base_url="http://target.test", ledger=Ledger(), secrets=[])
+    client = TargetClient(session, "full", "k" * 64, pacer=None)
+    transport = httpx.MockTransport(answer)
+    client._http = httpx.Client(base_url="http://target.test", transport=transport)
+    return client
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    slept: list[float] = []
+    monkeypatch.setattr(_client.time, "sleep", slept.append)
+    return slept
+
+
+def test_each_further_429_doubles_the_wait(waits: list[float]) -> None:
+    client = _client_answering([(429, "1"), (429, "1"), (429, "1"), (200, None)])
+    assert client.get(DEPARTMENTS, checks=False).status_code == 200
+    assert waits == [1, 2, 4]
+
+
+def test_a_longer_retry_after_is_never_cut_short(waits: list[float]) -> None:
+    client = _client_answering([(429, "1"), (429, "30"), (200, None)])
+    assert client.get(DEPARTMENTS, checks=False).status_code == 200
+    assert waits == [1, 30]
+
+
+def test_retries_stop_after_the_limit(waits: list[float]) -> None:
+    client = _client_answering([(429, "1")] * (MAX_429_RETRIES + 1))
+    assert client.get(DEPARTMENTS, checks=False).status_code == 429
+    assert len(waits) == MAX_429_RETRIES
