@@ -25,7 +25,7 @@ from harness._ledger import Ledger, delete_path_for
 from harness._pacing import Pacer
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-FAILED_AUTH_COST = 400
+FAILED_AUTH_COST = spec.rate_limit().failed_authentication_cost
 MAX_429_RETRIES = 4
 
 

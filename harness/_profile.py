@@ -16,9 +16,14 @@ from typing import Any
 import jsonschema
 import yaml
 
+import spec
+
 _SCHEMA = json.loads((Path(__file__).with_name("profile.schema.json")).read_text(encoding="utf-8"))
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-DOCUMENTED_BUCKET = {"capacity": 2000, "refill_per_minute": 800}
+DOCUMENTED_BUCKET = {
+    "capacity": spec.rate_limit().capacity,
+    "refill_per_minute": spec.rate_limit().refill_per_minute,
+}
 # Profile values that are addresses, names or identifiers rather than secrets.
 _PUBLIC_FIELDS = frozenset(
     {

@@ -52,8 +52,11 @@ def example_budget(default: int) -> int:
     return int(chosen or default)
 
 
-def run_seed() -> int:
-    return _ACTIVE[-1].stash[RUN_KEY].seed if _ACTIVE else 0
+def property_seed(default: int) -> int:
+    """Seed of the property-based suites: ``--seed`` when given, else ``default``. Unlike the
+    payload factories' seed it never follows the run id, so two runs send the same requests."""
+    chosen = _ACTIVE[-1].getoption("--seed") if _ACTIVE else None
+    return default if chosen is None else int(chosen)
 
 
 NOT_ALLOWED = "not allowed"
@@ -84,7 +87,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--seed",
         type=int,
         default=None,
-        help="seed of the payload factories (printed in the header; replays a run's data)",
+        help=(
+            "seed of the payload factories (default: from the run id) and of the contract "
+            "suite (default: fixed); printed in the header, replays a run's data"
+        ),
     )
     group.addoption(
         "--examples",

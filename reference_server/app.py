@@ -27,7 +27,8 @@ from reference_server._state import ApiKey, Server
 
 MAX_JSON_BODY = 1024 * 1024
 MAX_UPLOAD_BODY = 10 * 1024 * 1024
-FAILED_AUTH_COST = 400  # doc1 § Limits; the only cost that has no operation of its own
+FAILED_AUTH_COST = spec.rate_limit().failed_authentication_cost  # no operation carries it
+HEADER_LENGTH = spec.key_header_length()
 RELAY_CONTROL = "Access Control Point Relay Control"
 
 
@@ -150,7 +151,7 @@ class ReferenceApp:
             raise ApiError(403, "no API key was given")
         if header is None:
             self._fail_auth(f"anon:{client}", "the Authorization header is missing")
-        if not 64 <= len(header) <= 256:
+        if not HEADER_LENGTH[0] <= len(header) <= HEADER_LENGTH[1]:
             self._fail_auth(f"anon:{client}", "the Authorization header has the wrong length")
         value = (
             header if server.faults.on("bearer-not-stripped") else header.removeprefix("Bearer ")

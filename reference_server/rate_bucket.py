@@ -7,6 +7,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import spec
+
 
 @dataclass(frozen=True)
 class BucketSize:
@@ -14,7 +16,7 @@ class BucketSize:
     refill_per_minute: int
 
 
-DOCUMENTED = BucketSize(capacity=2000, refill_per_minute=800)
+DOCUMENTED = BucketSize(spec.rate_limit().capacity, spec.rate_limit().refill_per_minute)
 # The demo deployment's quota for keys that are not there to test the bucket itself.
 RAISED = BucketSize(capacity=1_000_000, refill_per_minute=1_000_000)
 

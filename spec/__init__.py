@@ -4,18 +4,32 @@ Everything that knows a field limit, a status code, a rate cost or a permission 
 from here; nothing else in the project keeps a second copy.
 """
 
-from spec._load import Operation, Rule, openapi, operation, operations, resolve, rules
+from spec._load import (
+    Operation,
+    RateLimit,
+    Rule,
+    key_header_length,
+    openapi,
+    operation,
+    operations,
+    rate_limit,
+    resolve,
+    rules,
+)
 from spec._routing import allowed_methods, match
 from spec._schemas import validator_at, validator_for
 
 __all__ = [
     "Operation",
+    "RateLimit",
     "Rule",
     "allowed_methods",
+    "key_header_length",
     "match",
     "openapi",
     "operation",
     "operations",
+    "rate_limit",
     "resolve",
     "rules",
     "validator_at",

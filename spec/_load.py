@@ -132,3 +132,29 @@ def rules() -> tuple[Rule, ...]:
         )
         for e in entries
     )
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """The documented bucket of every API key (root ``x-rate-limit``)."""
+
+    capacity: int
+    refill_per_minute: int
+    failed_authentication_cost: int
+
+
+@functools.cache
+def rate_limit() -> RateLimit:
+    limits = openapi()["x-rate-limit"]
+    return RateLimit(
+        capacity=limits["capacity"],
+        refill_per_minute=limits["refill-per-minute"],
+        failed_authentication_cost=limits["failed-authentication-cost"],
+    )
+
+
+@functools.cache
+def key_header_length() -> tuple[int, int]:
+    """Shortest and longest accepted Authorization value (the key scheme's ``x-value-length``)."""
+    bounds = openapi()["components"]["securitySchemes"]["ApiKey"]["x-value-length"]
+    return bounds["minimum"], bounds["maximum"]

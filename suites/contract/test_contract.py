@@ -18,7 +18,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.core import NotSet
 
 import spec
-from harness.plugin import example_budget, run_seed
+from harness.plugin import example_budget, property_seed
 from suites.contract import _checks
 
 DEFAULT_EXAMPLES = 3
@@ -78,7 +78,7 @@ def _config(examples: int, seed: int) -> SchemathesisConfig:
 
 
 schema = schemathesis.openapi.from_dict(
-    spec.openapi(), config=_config(example_budget(DEFAULT_EXAMPLES), run_seed() or 20261122)
+    spec.openapi(), config=_config(example_budget(DEFAULT_EXAMPLES), property_seed(20261122))
 )
 
 

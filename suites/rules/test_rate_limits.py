@@ -28,7 +28,7 @@ from harness._profile import DOCUMENTED_BUCKET
 
 API = "/api/ws/v1"
 DEPTS = f"{API}/departments"
-FAILED_AUTH_COST = 400  # doc1 § Limits: the one cost no operation carries
+FAILED_AUTH_COST = spec.rate_limit().failed_authentication_cost  # no operation carries it
 SLACK_SECONDS = 15  # refill allowance when sizing a burst (how long one may take)
 # The doc1 reference-data resources the trigger is compared with (RATE-COST-TRIGGER-ABOVE-READS).
 REFERENCE_DATA_TAGS = {

@@ -144,6 +144,13 @@ def test_rate_costs_follow_the_limits_table() -> None:
     )
 
 
+def test_bucket_and_header_bounds_follow_the_limits_table() -> None:
+    # doc1 § Limits, read independently of the spec: 2000 units, 800 a minute, 400 per failed
+    # authentication, header values of 64 to 256 characters.
+    assert spec.rate_limit() == spec.RateLimit(2000, 800, 400)
+    assert spec.key_header_length() == (64, 256)
+
+
 def test_invitation_permissions_are_marked_assumed() -> None:
     for op in KEYED:
         assert op.permission_assumed == op.path.startswith("/api/ws/v1/invites"), op.operation_id
