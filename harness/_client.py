@@ -57,6 +57,8 @@ class Session:
     transcript: list[Exchange] = field(default_factory=list)
     current_test: str = ""
     coverage: Counter[str] = field(default_factory=Counter)
+    # The operations of the current test whose shape the documents leave open (x-assumed).
+    assumed_operations: set[str] = field(default_factory=set)
 
     def redact(self, text: str) -> str:
         for secret in self.secrets:
@@ -170,6 +172,8 @@ class TargetClient:
         self._record(method, response, json)
         if op is not None:
             self.session.coverage[op.operation_id] += 1
+            if op.assumed:
+                self.session.assumed_operations.add(op.operation_id)
             if checks:
                 self._check(op, json, response, params)
             self._register(op, path_params, response)

@@ -38,6 +38,15 @@ def rate_units(spent: dict[str, int]) -> dict[str, Any]:
     return {"keys": spent, "failed_auth": spent.pop("unauthenticated", 0)}
 
 
+def test_key(nodeid: str, location: tuple[str, int | None, str] | None) -> str:
+    """The id a test is reported under. schemathesis gives the items of every operation one
+    nodeid and puts the operation only in the name, so the name's parameters are added back."""
+    name = location[2] if location else ""
+    if nodeid.endswith("]") or "[" not in name:
+        return nodeid
+    return f"{nodeid}[{name.split('[', 1)[1]}"
+
+
 def worker_output(run: Run) -> dict[str, Any]:
     """What a pytest-xdist worker's run saw that its test reports do not carry."""
     session = run.session
@@ -83,11 +92,13 @@ class Collector:
     def collected(self, items: list[pytest.Item]) -> None:
         for item in items:
             rules = [r for m in item.iter_markers("rule") for r in m.args]
-            self.tests[item.nodeid] = {"rules": rules, "outcome": "not-run", "reason": None}
+            key = test_key(item.nodeid, item.location)
+            self.tests[key] = {"rules": rules, "outcome": "not-run", "reason": None}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         entry = self.tests.setdefault(
-            report.nodeid, {"rules": [], "outcome": "not-run", "reason": None}
+            test_key(report.nodeid, report.location),
+            {"rules": [], "outcome": "not-run", "reason": None},
         )
         if not entry["rules"]:
             # Under pytest-xdist the controller never collects: the rules ride on the report.
@@ -95,6 +106,11 @@ class Collector:
         entry.setdefault(
             "fault", next((v for k, v in report.user_properties if k == "fault"), None)
         )
+        relied = set(entry.get("assumed_operations", ()))
+        for name, value in report.user_properties:
+            if name == "assumed_operations":
+                relied.update(value)
+        entry["assumed_operations"] = sorted(relied)
         if report.skipped and report.when in ("setup", "call"):
             reason = (
                 report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
@@ -127,14 +143,29 @@ class Collector:
         for nodeid, entry in self.tests.items():
             for rule in entry["rules"]:
                 by_rule[rule].append(nodeid)
-        global_failures: dict[str, list[str]] = defaultdict(list)
+        global_failures: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for nodeid, rule_id, message in self._merged(run)["violations"]:
-            global_failures[rule_id].append(f"{nodeid}: {message}")
+            global_failures[rule_id].append((nodeid, message))
         verdicts: dict[str, dict[str, Any]] = {}
         for rule in spec.rules():
             tests = by_rule.get(rule.id, [])
-            outcomes = [self.tests[t]["outcome"] for t in tests]
-            if global_failures.get(rule.id) or "failed" in outcomes:
+            # A test that reached an operation of assumed shape (x-assumed) shows what a target
+            # does there, but the documents do not fix that shape: it never decides a
+            # normative rule while the rule has other tests; a rule observed only that way
+            # is reported and left out of certification.
+            deciding = [
+                t
+                for t in tests
+                if not rule.normative or not self.tests[t].get("assumed_operations")
+            ]
+            judged = deciding or tests
+            found = [
+                f"{n}: {m}"
+                for n, m in global_failures.get(rule.id, [])
+                if n in judged or n not in self.tests
+            ]
+            outcomes = [self.tests[t]["outcome"] for t in judged]
+            if found or "failed" in outcomes:
                 verdict = "failed"
             elif "passed" in outcomes:
                 verdict = "passed"
@@ -143,7 +174,7 @@ class Collector:
             else:
                 verdict = "not-run"
             skips = sorted(
-                {self.tests[t]["reason"] for t in tests if self.tests[t]["outcome"] == "skipped"}
+                {self.tests[t]["reason"] for t in judged if self.tests[t]["outcome"] == "skipped"}
             )
             verdicts[rule.id] = {
                 "verdict": verdict,
@@ -151,16 +182,21 @@ class Collector:
                 "source": rule.source,
                 "title": rule.title,
                 "tests": tests,
+                "informative_tests": [t for t in tests if t not in deciding],
+                "certifies": rule.normative and bool(deciding or not tests),
                 "skip_reasons": skips,
-                "global_check_failures": global_failures.get(rule.id, [])[:5],
+                "global_check_failures": found[:5],
             }
         return verdicts
 
     def document(self, run: Run, session: pytest.Session) -> dict[str, Any]:
         verdicts = self.verdicts(run)
-        normative = {k: v for k, v in verdicts.items() if v["level"] == "normative"}
+        normative = {k: v for k, v in verdicts.items() if v["certifies"]}
         counts = Counter(v["verdict"] for v in normative.values())
         conformant = bool(normative) and counts["passed"] == len(normative)
+        through_assumed = sorted(
+            k for k, v in verdicts.items() if v["level"] == "normative" and not v["certifies"]
+        )
         merged = self._merged(run)
         coverage = merged["coverage"]
         failures = {
@@ -190,6 +226,8 @@ class Collector:
             "normative_summary": {
                 k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "not-run")
             },
+            # Normative rules whose every test goes through an operation of assumed shape.
+            "normative_through_assumed_operations": through_assumed,
             "rules": verdicts,
             "failures": failures,
             "informative_tests": informative,
@@ -209,6 +247,11 @@ class Collector:
         self.summary_line = (
             f"AMWS conformance: {document['verdict']} — normative rules passed {s['passed']}, "
             f"failed {s['failed']}, skipped {s['skipped']}, not run {s['not-run']}"
+            + (
+                f"; {len(assumed)} more observed only through operations of assumed shape"
+                if (assumed := document["normative_through_assumed_operations"])
+                else ""
+            )
         )
         if self.directory is None:
             return
@@ -237,6 +280,10 @@ def _table(rows: list[list[str]], head: list[str]) -> str:
     return "".join(out) + "</table>"
 
 
+def _verdict_cell(verdict: str) -> str:
+    return f"<span class='{verdict}'>{html.escape(verdict)}</span>"
+
+
 def render_html(doc: dict[str, Any]) -> str:
     """A self-contained page: verdict, tables per document and resource, failures with evidence."""
     esc = html.escape
@@ -245,7 +292,7 @@ def render_html(doc: dict[str, Any]) -> str:
     def tally(group_of: Any) -> str:
         groups: dict[str, Counter] = defaultdict(Counter)
         for rule_id, v in rules.items():
-            if v["level"] == "normative":
+            if v["certifies"]:
                 groups[group_of(rule_id, v)][v["verdict"]] += 1
         rows = [
             [esc(g)] + [str(c.get(k, 0)) for k in ("passed", "failed", "skipped", "not-run")]
@@ -264,8 +311,18 @@ def render_html(doc: dict[str, Any]) -> str:
         tally(lambda _id, v: v["source"].split(" §")[0]),
         "<h2>Normative rules per resource</h2>",
         tally(lambda rule_id, _v: rule_id.split("-")[0]),
-        "<h2>Failures</h2>",
     ]
+    through = doc["normative_through_assumed_operations"]
+    if through:
+        parts += [
+            "<h2>Normative rules observed only through operations of assumed shape</h2>",
+            "<p>The documents state these rules but not the shape of the operation that shows "
+            "them, so their verdicts are informative and not counted above.</p>",
+            _table(
+                [[esc(r), _verdict_cell(rules[r]["verdict"])] for r in through], ["rule", "verdict"]
+            ),
+        ]
+    parts.append("<h2>Failures</h2>")
     if not doc["failures"]:
         parts.append("<p>None.</p>")
     for nodeid, failure in doc["failures"].items():
@@ -276,8 +333,8 @@ def render_html(doc: dict[str, Any]) -> str:
     rows = [
         [
             esc(rule_id),
-            f"<span class='{v['verdict']}'>{esc(v['verdict'])}</span>",
-            esc(v["level"]),
+            _verdict_cell(v["verdict"]),
+            esc(v["level"] if v["certifies"] or v["level"] != "normative" else "normative*"),
             esc(v["source"]),
             esc(v["title"]),
             esc("; ".join(v["skip_reasons"])),
@@ -286,6 +343,7 @@ def render_html(doc: dict[str, Any]) -> str:
     ]
     parts += [
         "<h2>All rules</h2>",
+        "<p>normative*: observed only through operations of assumed shape (informative).</p>",
         _table(rows, ["rule", "verdict", "level", "source", "title", "skips"]),
     ]
     parts.append("</body></html>")

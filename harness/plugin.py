@@ -22,7 +22,7 @@ from harness._preflight import PreflightError
 from harness._preflight import run as preflight
 from harness._profile import Profile, ProfileError
 from harness._receiver import Receiver
-from harness._report import Collector, worker_output
+from harness._report import Collector, test_key, worker_output
 from harness._run import Run
 
 RUN_KEY = pytest.StashKey[Run]()
@@ -241,6 +241,8 @@ def _rules_of(item: pytest.Item) -> list[str]:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     run = item.config.stash[RUN_KEY]
+    if run.session is not None:
+        run.session.assumed_operations.clear()
     needs = [m.args[0] for m in item.iter_markers("requires") if m.args]
     physical = item.get_closest_marker("physical") is not None
     if not needs and not physical and not _uses_target(item):
@@ -252,7 +254,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if physical and not run.physical_allowed:
         pytest.skip(f"{NOT_ALLOWED}: physical actions are off (allow.physical or --allow-physical)")
     if run.session is not None:
-        run.session.current_test = item.nodeid
+        run.session.current_test = test_key(item.nodeid, item.location)
 
 
 def _uses_target(item: pytest.Item) -> bool:
@@ -313,6 +315,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.user_properties.append(("transcript", exchanges))
     if run.session is not None:
         run.session.transcript.clear()
+        if call.when != "teardown":  # what teardown calls is tidying up, not observation
+            # A test that reached an operation of assumed shape never decides a normative rule.
+            report.user_properties.append(
+                ("assumed_operations", sorted(run.session.assumed_operations))
+            )
     return report
 
 

@@ -148,6 +148,16 @@ def _sender(op_id: str, rate: Any, api: Any, factories: Any, limit: int, profile
     if op_id in ("downloadPhoto", "downloadThumbnail"):
         photo, rendition = _photo(api, f), op_id.removeprefix("download").lower()
         return lambda i: _call(rate, "GET", f"{API}/photos/{rendition}/{photo}")
+    if op_id == "deleteFile":
+        seed = f.random.randrange(1 << 30)
+        staged = [
+            api.post(
+                f"{API}/files/upload",
+                files={"file": (f"rate{i}.jpg", jpeg_bytes(seed + i, (32, 32)), "image/jpeg")},
+            ).json()["uuid"]
+            for i in range(limit)
+        ]
+        return lambda i: _call(rate, "DELETE", f"{API}/files/{staged[i]}")
     if op_id == "uploadFile":
         seed = f.random.randrange(1 << 30)
         images = [jpeg_bytes(seed + i, (32, 32)) for i in range(limit)]
@@ -188,6 +198,7 @@ EXACT_CASES = [
     "listDepartments",
     "deleteDepartment",
     "getInviteStatus",
+    "deleteFile",
     "downloadPhoto",
     "downloadThumbnail",
     "uploadFile",
@@ -310,10 +321,13 @@ def test_an_empty_bucket_refills_at_its_rate_up_to_capacity(
 
 
 @pytest.mark.rule("RATE-PER-KEY-BUCKET")
-def test_an_exhausted_key_does_not_slow_another_key(rate, api, factories, bucket) -> None:
-    _exhaust(rate, api, factories, bucket)
+def test_an_exhausted_key_does_not_slow_another_key(rate, api, bucket) -> None:
+    capacity, refill = bucket
+    cost = _cost("listDepartments")
+    assert burst(_lists(rate), _limit(capacity, refill, cost))[2] is not None, "never exhausted"
+    # Just after that 429 the rate_limit key's bucket holds less than one list call: a bucket
+    # the full key shared would refuse this call as well.
     assert _call(api, "GET", DEPTS).status_code == 200, "the full key is served meanwhile"
-    assert _call(rate, "GET", DEPTS).status_code == 429, "the exhausted key is still refused"
 
 
 @pytest.mark.rule("AUTH-BEARER-PREFIX")

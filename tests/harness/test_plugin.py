@@ -168,6 +168,46 @@ def test_report_has_verdicts_evidence_and_no_keys(
     assert document["rate_units"] == {"keys": {"full": 3 * 50 + 30}, "failed_auth": 0}
 
 
+def test_tests_through_assumed_operations_never_decide_a_normative_rule(
+    pytester: pytest.Pytester, server: LiveServer
+) -> None:
+    # getInviteStatus is x-assumed: the documents name a status operation, not its shape.
+    pytester.makepyfile(
+        """
+        import pytest
+
+        FAKE = "/api/ws/v1/invites/00000000-0000-4000-8000-000000000000/status"
+
+        @pytest.mark.rule("ERR-404-UNKNOWN-UUID")
+        def test_through_assumed(api):
+            api.get(FAKE)
+            assert False, "a failure seen only through an operation of assumed shape"
+
+        @pytest.mark.rule("ERR-404-UNKNOWN-UUID")
+        def test_documented(api, ledger):
+            assert api.get(f"/api/ws/v1/departments/{ledger.fresh_uuid()}").status_code == 404
+
+        @pytest.mark.rule("INV-UPDATE-IDENTICAL-425")
+        def test_only_through_assumed(api):
+            api.get(FAKE)
+        """
+    )
+    report = pytester.path / "report"
+    pytester.runpytest(
+        "--target", str(_profile(pytester, server)), "--conformance-report", str(report)
+    )
+    document = json.loads((report / "report.json").read_text())
+    decided = document["rules"]["ERR-404-UNKNOWN-UUID"]
+    assert decided["verdict"] == "passed" and decided["certifies"]
+    assert [t.rsplit("::", 1)[1] for t in decided["informative_tests"]] == ["test_through_assumed"]
+    only = document["rules"]["INV-UPDATE-IDENTICAL-425"]
+    assert only["verdict"] == "passed" and not only["certifies"]
+    assert document["normative_through_assumed_operations"] == ["INV-UPDATE-IDENTICAL-425"]
+    assert "observed only through operations of assumed shape" in (
+        report / "report.html"
+    ).read_text()
+
+
 def test_failed_test_still_cleans_up(pytester: pytest.Pytester, server: LiveServer) -> None:
     pytester.makepyfile(
         """
