@@ -27,6 +27,7 @@ _COSTS: dict[str, tuple[tuple[str, ...], int]] = {
     "status-read-cost-30": (("getInviteStatus", "deleteFile"), 30),
     "credential-writes-cost-30": (("createCredential", "updateCredential"), 30),
     "trigger-cost-50": (("triggerAccessControlPoint",), 50),
+    "trigger-cost-30": (("triggerAccessControlPoint",), 30),
     "trigger-costs-a-read": (("triggerAccessControlPoint",), 30),
     "upload-charged-as-read": (("uploadFile",), 30),
     "thumbnail-charged-as-read": (("downloadThumbnail",), 30),

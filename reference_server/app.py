@@ -210,6 +210,10 @@ class ReferenceApp:
                 continue
             schema = spec._load.resolve(param["schema"])
             value = params.get(param["name"], "")
+            # An empty segment is a missing parameter (400), not a malformed one (422).
+            missing = not value.strip() and op.keyed and "400" in op.statuses
+            if missing and not self.server.faults.on("empty-path-parameter-422"):
+                raise ApiError(400, f"the path parameter {param['name']} is missing")
             if schema.get("format") == "uuid" and not _validation.is_uuid(value):
                 errors[param["name"]] = "is not a valid uuid"
         if errors and op.keyed:

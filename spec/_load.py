@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,10 +67,47 @@ def openapi() -> dict[str, Any]:
         return yaml.load(fh, Loader=_Loader)  # a safe loader either way
 
 
-def resolve(node: Any) -> Any:
-    """Follow a local ``$ref`` (possibly chained) inside the OpenAPI document."""
+ASSUMED_SCHEMA = "x-assumed-schema"
+
+
+@functools.cache
+def enforced() -> dict[str, Any]:
+    """The document as the reference server enforces it: every schema's ``x-assumed-schema``
+    (constraints the documents do not state, our choice) merged into the schema beside it.
+
+    :func:`openapi` keeps them apart, so what a conformance check expects of any target is only
+    what the documents state.
+    """
+    return _merged(copy.deepcopy(openapi()))
+
+
+def _merged(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_merged(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    extra = node.pop(ASSUMED_SCHEMA, None)
+    merged = {k: _merged(v) for k, v in node.items()}
+    return merged if extra is None else _overlaid(merged, _merged(extra))
+
+
+def _overlaid(schema: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    for key, value in extra.items():
+        if key == "required":
+            schema["required"] = list(dict.fromkeys([*schema.get("required", []), *value]))
+        elif key == "properties":
+            properties = schema.setdefault("properties", {})
+            for name, part in value.items():
+                properties[name] = _overlaid(dict(properties.get(name, {})), part)
+        else:
+            schema[key] = value
+    return schema
+
+
+def resolve(node: Any, document: dict[str, Any] | None = None) -> Any:
+    """Follow a local ``$ref`` (possibly chained) inside the OpenAPI document (or ``document``)."""
     while isinstance(node, dict) and "$ref" in node:
-        target: Any = openapi()
+        target: Any = document if document is not None else openapi()
         for part in node["$ref"].removeprefix("#/").split("/"):
             target = target[part.replace("~1", "/").replace("~0", "~")]
         node = target

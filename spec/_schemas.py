@@ -9,6 +9,7 @@ import jsonschema
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from spec._load import enforced as enforced_document
 from spec._load import openapi
 
 BASE_URI = "urn:amws:openapi"
@@ -16,8 +17,9 @@ FORMATS = jsonschema.Draft202012Validator.FORMAT_CHECKER
 
 
 @functools.cache
-def _registry() -> Registry:
-    resource = Resource.from_contents(openapi(), default_specification=DRAFT202012)
+def _registry(strict: bool) -> Registry:
+    document = enforced_document() if strict else openapi()
+    resource = Resource.from_contents(document, default_specification=DRAFT202012)
     return Registry().with_resource(BASE_URI, resource)
 
 
@@ -27,10 +29,11 @@ def pointer(*parts: str) -> str:
 
 
 @functools.cache
-def validator_at(location: str) -> jsonschema.Draft202012Validator:
-    """Validator for the schema at a JSON pointer of the document (``paths/~1api…/schema``)."""
+def validator_at(location: str, *, enforced: bool = False) -> jsonschema.Draft202012Validator:
+    """Validator for the schema at a JSON pointer of the document (``paths/~1api…/schema``);
+    ``enforced`` adds our assumed constraints (what the reference server checks)."""
     return jsonschema.Draft202012Validator(
-        {"$ref": f"{BASE_URI}#/{location}"}, registry=_registry(), format_checker=FORMATS
+        {"$ref": f"{BASE_URI}#/{location}"}, registry=_registry(enforced), format_checker=FORMATS
     )
 
 
@@ -50,8 +53,8 @@ def absolute(schema: Any) -> Any:
     return schema
 
 
-def validator_for(schema: Any) -> jsonschema.Draft202012Validator:
+def validator_for(schema: Any, *, enforced: bool = False) -> jsonschema.Draft202012Validator:
     """Validator for a schema taken out of the document (its ``#/…`` references still resolve)."""
     return jsonschema.Draft202012Validator(
-        absolute(schema), registry=_registry(), format_checker=FORMATS
+        absolute(schema), registry=_registry(enforced), format_checker=FORMATS
     )

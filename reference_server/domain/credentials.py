@@ -67,6 +67,10 @@ def effective_status(server: Server, record: Record) -> str:
         return "ACTIVE"
     if server.faults.on("future-start-reads-active") and status == "VALID":
         return "ACTIVE"
+    # The fault keeps a credential that was EXPIRED when a PUT gave it a new window EXPIRED.
+    stuck = record.get("_expiredStuck") and record.get("status") == "EXPIRED"
+    if stuck and server.faults.on("extended-credential-stays-expired"):
+        return "EXPIRED"
     return status
 
 
@@ -262,6 +266,8 @@ async def create_credential(call: Call) -> Response:
     kind, holder = _holder_of(call)
     explicit = body.get("status")
     enabled = body.get("enabled", True) is not False
+    if call.server.faults.on("enabled-flag-ignored"):
+        enabled = True  # enabled false is dropped: the credential is stored live
     if explicit in LIFECYCLE or explicit is None:
         explicit = None if enabled else "DISABLED"
     record: Record = {
@@ -313,6 +319,7 @@ def _put_fields(call: Call) -> tuple[str, ...]:
 def _updated(call: Call, record: Record) -> Record:
     """The record after the PUT body: only the fields sent change (readerType never)."""
     body, new, faults = call.body, dict(record), call.server.faults
+    was_expired = effective_status(call.server, record) == "EXPIRED"
     if faults.on("credential-put-clears-omitted"):
         new.update({f: None for f in ("activeDate", "expiryDate", "useLimit", "comments")})
     for field in _put_fields(call):
@@ -335,6 +342,9 @@ def _updated(call: Call, record: Record) -> Record:
         _apply_status(call, new, body["status"])
     if new.get("status") in LIFECYCLE or new.get("status") is None:
         new["status"] = _lifecycle_status(call.server, new)
+        rewindowed = "activeDate" in body or "expiryDate" in body
+        if was_expired and rewindowed and faults.on("extended-credential-stays-expired"):
+            new["status"], new["_expiredStuck"] = "EXPIRED", True
     return new
 
 

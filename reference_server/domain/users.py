@@ -173,6 +173,9 @@ def _checked_references(call: Call) -> None:
         checked = {"role": "role"}
     if faults.on("user-role-unchecked"):
         checked.pop("role")
+    if faults.on("user-cost-center-checked"):
+        # Users carry no cost center; the fault checks one like a reference all the same.
+        checked["costCenter"] = "cost_center"
     check_references(call, call.body, checked)
 
 

@@ -121,11 +121,16 @@ def find_matches(
         skipped |= set(enabled[1:])
     entries = store.all("watchlist_entry", system, lambda e: e["watchlistUuid"] not in skipped)
     hits = [(entry, _hits(entry, details)) for entry in entries]
+    per_field = server.faults.on("match-type-per-field")
     raw = [  # identity hits and vehicle hits found separately, then merged
-        {"watchlistUuid": entry["watchlistUuid"], "entryUuid": entry["uuid"], "matchType": kind}
+        {
+            "watchlistUuid": entry["watchlistUuid"],
+            "entryUuid": entry["uuid"],
+            "matchType": cause if per_field else kind,
+        }
         for kind in (IDENTITY, VEHICLE)
         for entry, found in hits
-        for match_type, _cause in found
+        for match_type, cause in found
         if match_type == kind
     ]
     if server.faults.on("vehicle-checked-only-without-identity") and any(

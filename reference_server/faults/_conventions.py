@@ -13,6 +13,11 @@ fault(
 )
 fault("bad-uuid-404", "CONV-UUID-PATH-422", "a non-UUID path value answers 404 instead of 422")
 fault("malformed-json-422", "ERR-400-BODY", "an unreadable JSON body answers 422 instead of 400")
+fault(
+    "empty-path-parameter-422",
+    "ERR-400-MISSING-PATH-PARAMETER",
+    "an empty path parameter answers 422 (a malformed UUID) instead of 400",
+)
 fault("unknown-field-rejected", "CONV-UNKNOWN-FIELDS-IGNORED", "an unknown request field gets 422")
 fault("write-returns-record", "CONV-WRITE-ACKNOWLEDGEMENT", "writes answer with the stored record")
 fault("paging-total-wrong", "PAGE-TOTAL-COUNT", "totalCount reports the page size, not the total")
@@ -156,7 +161,8 @@ fault(
     "RATE-COST-CREDENTIAL-WRITE-ABOVE-READ",
     "credential creates and updates draw 30 units, a read's cost",
 )
-fault("trigger-cost-50", "RATE-COST-TRIGGER-ABOVE-READS", "a trigger draws 50 units")
+fault("trigger-cost-30", "RATE-COST-TRIGGER-ABOVE-READS", "a trigger draws 30 units, a read's cost")
+fault("trigger-cost-50", "RATE-COST-TRIGGER-100", "a trigger draws 50 units")
 fault(
     "retry-after-one-second",
     "RATE-RETRY-AFTER-LOWER-BOUND",

@@ -118,3 +118,13 @@ unchecked(
     "createCredential",
     "updateCredential",
 )
+fault(
+    "enabled-flag-ignored",
+    "CRED-ENABLED-FLAG",
+    "enabled false on create is dropped: the credential is stored live",
+)
+fault(
+    "extended-credential-stays-expired",
+    "CRED-EXPIRED-EXTEND-LEAVES-EXPIRED",
+    "an EXPIRED credential given a later window by a PUT keeps reading EXPIRED",
+)

@@ -103,6 +103,13 @@ fault(
     "PERS-GET-FULL-RECORD",
     "a person read shows costCenter as null whatever was stored",
 )
+unchecked(
+    "person-address-city-unchecked",
+    "PERS-ADDRESS-FIELD-NAMES",
+    "homeAddressCity",
+    "createPerson",
+    "updatePerson",
+)
 fault(
     "person-delete-keeps-record",
     "PERS-DELETE-HARD",
@@ -161,6 +168,12 @@ fault(
     "user-duplicate-username-allowed",
     "USER-DUPLICATE",
     "two users of a system may share a username (only the e-mail is unique)",
+)
+fault(
+    "user-cost-center-checked",
+    "USER-NO-COST-CENTER",
+    "a costCenter sent on a user is checked like a reference: one pointing at nothing is "
+    "refused with 422",
 )
 fault(
     "user-read-drops-department",

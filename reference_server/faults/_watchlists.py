@@ -38,6 +38,11 @@ fault(
 )
 fault("entry-count-frozen", "WL-ENTRY-COUNT", "entryCount always reads 0")
 fault(
+    "match-type-per-field",
+    "WL-MATCH-TYPE-KINDS",
+    "matchType names the field that hit instead of its kind",
+)
+fault(
     "watchlist-audit-unnamed",
     "WL-AUDIT-KEY-NAME",
     "watchlist writes are audited without the API key's name",

@@ -40,6 +40,16 @@ def test_controllers_hold_exactly_the_active_credentials(api, factories, control
     assert held[made["ACTIVE"]]["status"] == "ACTIVE"
 
 
+@pytest.mark.rule("CRED-ENABLED-FLAG")
+def test_credential_created_disabled_is_not_on_the_controllers(api, factories, control) -> None:
+    open_now = cred.window(control.now(), -DAY, 30 * DAY)
+    disabled = cred.issue(api, factories, enabled=False, **open_now)
+    enabled = cred.issue(api, factories, enabled=True, **open_now)
+    held = cred.held(control)
+    assert enabled in held  # the same credential with enabled true is live
+    assert disabled not in held
+
+
 @pytest.mark.rule("CRED-HARDWARE-ACTIVE-ONLY", "CRED-WRITE-PUSHED", "CRED-PUT-STATUS-OTHER")
 def test_every_status_change_is_pushed(api, factories, control) -> None:
     uuid = cred.issue(api, factories)

@@ -2,6 +2,12 @@
 
 Instants are taken from the target's clock (the control plane's when there is one), so a run
 whose clock was moved still builds windows that are open, past or future as intended.
+
+Bodies come in two spellings. ``body`` uses the camelCase names (firstName, lastName,
+identityNumber ...), which are our choice (INV-FIELD-SPELLINGS, assumed). ``documented`` uses the
+request names doc1 shows (first_name, last_name, identity_number, alternative_number,
+visit_type): tests that decide a normative rule send those, so that they rely on nothing the
+documents leave open.
 """
 
 from __future__ import annotations
@@ -14,6 +20,12 @@ import httpx
 from harness import ControlPlane
 
 INVITES = "/api/ws/v1/invites"
+WATCHLISTS = "/api/ws/v1/watchlists"
+# Our camelCase request names -> the request names doc1 shows.
+DOCUMENTED_SPELLINGS = {
+    "firstName": "first_name", "lastName": "last_name", "identityNumber": "identity_number",
+    "alternativeNumber": "alternative_number", "visitType": "visit_type",
+}  # fmt: skip
 
 
 def iso(moment: datetime) -> str:
@@ -24,6 +36,11 @@ def iso(moment: datetime) -> str:
 
 def instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def documented(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with the visitor fields under the request names doc1 shows."""
+    return {DOCUMENTED_SPELLINGS.get(k, k): v for k, v in body.items()}
 
 
 def new_host(api: Any, factories: Any) -> str:
@@ -52,6 +69,10 @@ class InviteCalls:
         window = {"activation": iso(start), "expiry": iso(start + timedelta(hours=hours))}
         made = self.factories.invite(host or self.host, **window)
         return {k: v for k, v in {**made, **fields}.items() if v is not None}
+
+    def documented(self, **fields: Any) -> dict[str, Any]:
+        """``body(**fields)`` spelt with the request names doc1 shows (see the module doc)."""
+        return documented(self.body(**fields))
 
     def post(self, sent: dict[str, Any] | None = None, **fields: Any) -> httpx.Response:
         return self.api.post(INVITES, json=sent if sent is not None else self.body(**fields))
@@ -85,6 +106,18 @@ class InviteCalls:
 
     def cancel(self, registration: str) -> httpx.Response:
         return self.api.delete(f"{INVITES}/{registration}")
+
+    def watchlist(self, enabled: bool = True, **entry: Any) -> str:
+        """A watchlist of its own holding one entry (fields as doc2 names them)."""
+        made = self.api.post(WATCHLISTS, json=self.factories.watchlist(enabled=enabled))
+        assert made.status_code == 201, made.text
+        added = self.api.post(f"{WATCHLISTS}/{made.json()['uuid']}/entries", json=entry)
+        assert added.status_code == 201, added.text
+        return made.json()["uuid"]
+
+    def last_names(self, **params: Any) -> list[str]:
+        """The lastName of every list entry (a documented entry field), walked page by page."""
+        return [e["lastName"] for e in self.entries(**params)]
 
     def entries(self, **params: Any) -> list[dict[str, Any]]:
         """Every invitation list entry, walked page by page."""

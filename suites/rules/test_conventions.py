@@ -8,9 +8,11 @@ test_versioning.py.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -33,6 +35,24 @@ from suites.rules._conventions import (
 CAMEL = re.compile(r"^[a-z][A-Za-z0-9]*$")
 # Field names that hold an identifier: a bare id or uuid, or one ending in Id(s) or Uuid(s).
 IDENTIFIER = re.compile(r"^(id|uuid)$|(Id|ID|Ids|Uuid|Uuids)$")
+
+
+# -- transport ----------------------------------------------------------------------------------
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.mark.rule("CONV-HTTPS-ONLY")
+def test_target_is_published_over_https(profile) -> None:
+    parts = urlsplit(profile.base_url)
+    assert parts.scheme == "https" or (
+        parts.scheme == "http" and _loopback(parts.hostname or "")
+    ), f"base_url {profile.base_url} is not https and not a loopback address"
 
 
 # -- identifiers --------------------------------------------------------------------------------

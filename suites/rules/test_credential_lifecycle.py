@@ -92,6 +92,18 @@ def test_extending_an_expired_window(api, factories) -> None:
     assert cred.status(api, again) == "ACTIVE"
 
 
+@pytest.mark.rule("CRED-EXPIRED-EXTEND-LEAVES-EXPIRED")
+@pytest.mark.parametrize("start", [5, -1], ids=["opens-later", "open-now"])
+def test_a_later_window_takes_a_credential_out_of_expired(api, factories, start: int) -> None:
+    past = {"activeDate": factories.instant(days=-10), "expiryDate": factories.instant(days=-1)}
+    uuid = cred.issue(api, factories, **past)
+    assert cred.status(api, uuid) == "EXPIRED"
+    later = {"activeDate": factories.instant(days=start), "expiryDate": factories.instant(days=9)}
+    cred.put(api, uuid, later)
+    # Which status it reads instead is our choice (CRED-EXPIRED-EXTEND), not asserted here.
+    assert cred.status(api, uuid) != "EXPIRED"
+
+
 @pytest.mark.rule("CRED-EXPIRED-EXTEND", "CRED-WRITE-PUSHED")
 @pytest.mark.requires("control")
 def test_extended_credential_is_pushed(api, factories, control) -> None:

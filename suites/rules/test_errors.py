@@ -110,6 +110,27 @@ def test_missing_or_unreadable_body_answers_400(api, factories, op: spec.Operati
         assert api.get(path).json() == before, "a request without a readable body wrote"
 
 
+# -- 400: a path parameter left empty --------------------------------------------------------
+def _missing_ops() -> list[Any]:
+    return [
+        pytest.param(op, name, id=f"{op.operation_id}-{name}")
+        for op in spec.operations()
+        if op.keyed and "400" in op.statuses
+        for name in _uuid_params(op)
+    ]
+
+
+@pytest.mark.rule("ERR-400-MISSING-PATH-PARAMETER")
+@pytest.mark.parametrize(("op", "param"), _missing_ops())
+def test_empty_path_parameter_answers_400(api, factories, ledger, op, param) -> None:
+    body = Maker(api, factories).body(op)
+    values = {name: ledger.fresh_uuid() for name in _uuid_params(op)} | {param: ""}
+    path = _fill(op.path, values)
+    # Raw: the path matches no documented operation, so the global checks have no answer spec.
+    answer = api.request(op.method, path, json=body, raw=True, checks=False)
+    assert answer.status_code == 400, f"{op.method} {path} answered {answer.status_code}"
+
+
 # -- 404: every keyed operation with a UUID path parameter, at UUIDs nobody has ---------------
 def _unknown_ops() -> list[Any]:
     return [
@@ -155,8 +176,16 @@ def test_error_body_carries_code_and_reason(api, client, factories, ledger, stat
     assert answer.status_code == status
     body = answer.json()
     assert isinstance(body, dict)
-    assert type(body.get("code")) is int and body["code"] == status, body
+    assert type(body.get("code")) is int, body
     assert isinstance(body.get("reason"), str) and body["reason"].strip(), body
+
+
+@pytest.mark.rule("ERR-BODY-CODE-IS-STATUS")
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 422])
+def test_error_body_code_repeats_the_status(api, client, factories, ledger, status: int) -> None:
+    answer = _provoke(status, api, client, factories, ledger)
+    assert answer.status_code == status
+    assert answer.json().get("code") == status, answer.json()
 
 
 # Bodies with two offending fields each (limits and enums read from the spec).

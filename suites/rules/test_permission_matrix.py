@@ -68,6 +68,9 @@ def _rules(op: spec.Operation, way: str) -> list[str]:
         )
     if way == "readonly" and _kind(op) == "trigger":
         rules.append("AUTH-RELAY-CONTROL-SEPARATE")
+    if op.permission_assumed and way in ("full", "readonly"):
+        # Which of the two invitation permissions an operation needs (their names are ours).
+        rules.append("INV-PERMISSION-NAMES")
     return rules
 
 

@@ -207,6 +207,19 @@ def test_exactly_one_default_role_is_given_to_new_users(api, factories) -> None:
 
 @pytest.mark.rule("ROLE-DEFAULT-FLAG")
 @pytest.mark.requires("destructive")
+def test_flagging_another_role_default_leaves_one_default(api, factories) -> None:
+    """Whether the flag moves or the request is refused is the target's choice; either way one
+    role, and only one, reads default afterwards."""
+    with _default_restored(api):
+        api.post(PATH, json=factories.role(default=True))
+        assert len(_defaults(api)) == 1, "a default role created beside the default"
+        uuid, name = _create(api, factories)
+        api.put(f"{PATH}/{uuid}", json={"name": name, "default": True})
+        assert len(_defaults(api)) == 1, "a role updated to default beside the default"
+
+
+@pytest.mark.rule("ROLE-DEFAULT-FLAG-MOVES")
+@pytest.mark.requires("destructive")
 def test_default_flag_moves_to_the_role_that_takes_it(api, factories) -> None:
     with _default_restored(api) as original:
         created, _ = _create(api, factories, default=True)

@@ -130,8 +130,10 @@ def test_invite_entries_carry_the_documented_fields(
     for kind, registration in made.items():
         entry = listed[registration]
         assert set(entry) >= ENTRY_FIELDS, f"missing {sorted(ENTRY_FIELDS - set(entry))}"
+        # The invitation read names only some of these fields (doc1 § Visitor invitation):
+        # the entry agrees with it wherever it shows the same name.
         invite = api.get(f"{INVITES}/{registration}").json()
-        for field in ENTRY_FIELDS:
+        for field in ENTRY_FIELDS & set(invite):
             assert entry[field] == invite[field], (kind, field, entry[field], invite[field])
         assert entry["accessCode"], f"the {kind} entry has no access code"
         if kind == "PIN":
@@ -140,10 +142,10 @@ def test_invite_entries_carry_the_documented_fields(
     if control_or_none is not None:
         answer = control_or_none.controller_credentials()
         held = [c for controller in answer for c in controller["credentials"]]
-        for registration in made.values():
+        for kind, registration in made.items():
             entry = listed[registration]
             codes = {c["identifier"] for c in held if c.get("holderUuid") == entry["visitorId"]}
-            assert codes == {entry["accessCode"]}, (entry["type"], codes, entry["accessCode"])
+            assert codes == {entry["accessCode"]}, (kind, codes, entry["accessCode"])
 
 
 @pytest.mark.rule("USER-INVITES-TYPE-FIELD")

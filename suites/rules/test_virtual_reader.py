@@ -1,5 +1,6 @@
 """The virtual reader (READER- rules): body checks, device authentication, decisions, the
-valid-credential list and the throttles, on both read paths and both list paths.
+valid-credential list and the throttles, on both read paths and both list paths; also the
+reader side of CRED-ENABLED-FLAG (a credential created with enabled false is denied).
 
 No API key is involved: the profile's ``virtual_reader`` device uuid and key authenticate.
 Every request goes through ``Reader``, which keeps the module inside the assumed allowances
@@ -154,13 +155,23 @@ def reader(api: Any, profile: Any, amws_run: Any) -> Any:
 
 
 def outcome(response: httpx.Response, status: int) -> dict[str, Any]:
-    """The ReaderOutcome of an answer with ``status``: JSON, its code the status as text."""
+    """The ReaderOutcome of an answer with ``status``: JSON with a string code.
+
+    Whether that code is the status as text is the assumed READER-CODE-IS-STATUS-TEXT,
+    checked by ``status_text`` in its own tests only.
+    """
     assert response.status_code == status, (response.status_code, response.text)
     assert response.headers["content-type"].split(";")[0].strip() == "application/json"
     body = response.json()
-    assert body["code"] == str(status), f"body code {body['code']!r} is not the text {status!r}"
+    assert isinstance(body.get("code"), str), f"body code {body.get('code')!r} is not a string"
     assert isinstance(body["reason"], str), body
     return body
+
+
+def status_text(response: httpx.Response) -> None:
+    """READER-CODE-IS-STATUS-TEXT: the body code is the HTTP status written as text."""
+    code, status = response.json().get("code"), response.status_code
+    assert code == str(status), f"body code {code!r} is not the text {str(status)!r}"
 
 
 def unknown_code(length: int = 24) -> str:
@@ -273,7 +284,39 @@ def test_qr_paths_answer_like_the_general_paths(reader, api, factories) -> None:
 @pytest.mark.parametrize("path", READS)
 def test_valid_credential_is_granted(reader, api, factories, path) -> None:
     body = outcome(reader.post(path, reader.body(issue(api, factories, reader)[1])), 200)
+    assert body["code"] == "200", body
     assert body["reason"] == "granted" and isinstance(body.get("message"), str), body
+
+
+@pytest.mark.rule("READER-CODE-IS-STATUS-TEXT")
+@pytest.mark.parametrize("path", READS + LISTS)
+def test_answer_code_is_the_http_status_as_text(reader, profile, ledger, path) -> None:
+    sent = reader.sample(path)
+    answers = {
+        422: reader.post(path, {k: v for k, v in sent.items() if k != "key"}),
+        404: reader.post(path, {**sent, "uuid": ledger.fresh_uuid()}),
+    }
+    if path in (READ, QR_READ):
+        answers[401] = reader.post(path, sent)  # a code that matches nothing
+        other = profile.section("unattached_reader")
+        if other:  # a device on no access control point
+            answers[424] = reader.post(path, reader.sample(path, other))
+    for status, response in answers.items():
+        assert response.status_code == status, (status, response.status_code, response.text)
+        status_text(response)
+
+
+@pytest.mark.physical
+@pytest.mark.rule("CRED-ENABLED-FLAG")
+@pytest.mark.parametrize("path", READS)
+def test_credential_created_disabled_is_denied(reader, api, factories, path) -> None:
+    disabled = issue(api, factories, reader, enabled=False)[1]
+    enabled = issue(api, factories, reader, enabled=True)[1]
+    relays = reader.relays()
+    assert reader.post(path, reader.body(disabled)).status_code == 401
+    assert reader.relays() == relays
+    # The same credential with enabled true is granted: only the flag kept the other out.
+    assert reader.post(path, reader.body(enabled)).status_code == 200
 
 
 @pytest.mark.physical

@@ -97,7 +97,7 @@ def test_no_hit_gives_matched_false(api, factories) -> None:
     assert _match(api, _values(factories)) == {"matched": False, "matches": []}
 
 
-@pytest.mark.rule("WL-MATCH-SHAPE", "WL-MATCH-TYPE")
+@pytest.mark.rule("WL-MATCH-SHAPE")
 def test_match_answer_shape(api, factories) -> None:
     first, second = _watchlist(api, factories), _watchlist(api, factories)
     values = _values(factories)
@@ -106,10 +106,12 @@ def test_match_answer_shape(api, factories) -> None:
     answer = _match(api, {k: values[k] for k in ("identityNumber", "vehicleVin")})
     assert answer["matched"] is True
     mine = {m["entryUuid"]: m for m in _mine(answer, {entry, other})}
-    assert mine == {
-        entry: {"watchlistUuid": first, "entryUuid": entry, "matchType": "IDENTITY"},
-        other: {"watchlistUuid": second, "entryUuid": other, "matchType": "VEHICLE"},
+    assert {k: (m["watchlistUuid"], m["entryUuid"]) for k, m in mine.items()} == {
+        entry: (first, entry),
+        other: (second, other),
     }
+    kinds = [mine[entry]["matchType"], mine[other]["matchType"]]
+    assert all(isinstance(kind, str) and kind for kind in kinds), kinds
     for match in answer["matches"]:  # each entry belongs to the watchlist beside it
         path = f"{WATCHLISTS}/{match['watchlistUuid']}/entries/{match['entryUuid']}"
         assert api.get(path).status_code == 200
@@ -132,6 +134,30 @@ def test_match_type_names_the_kind_of_field(api, factories, fields, kind: str) -
     body = {f: values[f] for f in fields}
     entry = _entry(api, _watchlist(api, factories), body)
     assert [m["matchType"] for m in _mine(_match(api, body), {entry})] == [kind]
+
+
+@pytest.mark.rule("WL-MATCH-TYPE-KINDS")
+def test_match_type_is_one_value_per_kind_of_field(api, factories) -> None:
+    """Whatever the values are called, every identity field hits with one value and every
+    vehicle field with another."""
+    kinds: dict[str, set[str]] = {"identity": set(), "vehicle": set()}
+    for fields, kind in (
+        (("identityNumber",), "identity"),
+        (("passportNr",), "identity"),
+        (("mobileNumber",), "identity"),
+        (("firstName", "lastName"), "identity"),
+        (("vehicleLicensePlate",), "vehicle"),
+        (("vehicleVin",), "vehicle"),
+    ):
+        values = _values(factories)
+        body = {f: values[f] for f in fields}
+        entry = _entry(api, _watchlist(api, factories), body)
+        found = [m["matchType"] for m in _mine(_match(api, body), {entry})]
+        assert len(found) == 1, (fields, found)
+        kinds[kind].add(found[0])
+    assert len(kinds["identity"]) == 1, f"identity fields hit with {sorted(kinds['identity'])}"
+    assert len(kinds["vehicle"]) == 1, f"vehicle fields hit with {sorted(kinds['vehicle'])}"
+    assert kinds["identity"] != kinds["vehicle"], "identity and vehicle hits look the same"
 
 
 @pytest.mark.rule("WL-MATCH-IDENTITY-AND-VEHICLE")

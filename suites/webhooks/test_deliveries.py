@@ -3,7 +3,11 @@ with JSON headers, the optional header, an HMAC-SHA256 signature and encrypted f
 
 Events are provoked through the API (create, update, status changes, cancel, a 451 refusal and,
 where physical actions are allowed, virtual-reader grants) and read from the run's receiver
-(``webhooks``). The receiver verifies signatures itself, so every delivery seen here was
+(``webhooks``). Only creation is documented (createInvite, whose event pairs with the Visit
+Created URL); update, cancel and status changes are operations of assumed shape (x-assumed), and
+a test that reaches one never decides a normative rule. So every normative rule here also has a
+test that sees VISIT_CREATED deliveries only and calls no such operation, in its body or through
+its fixtures. The receiver verifies signatures itself, so every delivery seen here was
 verified; the signature test still recomputes it with hmac/hashlib so it checks the target.
 Changing the integration is only possible through the control plane: those tests save the
 settings they need and then put back what the profile says was configured.
@@ -56,6 +60,9 @@ class Visits:
         created = api.post("/api/ws/v1/users", json=host)
         assert created.status_code == 201, created.text
         self.host = {**host, "uuid": created.json()["uuid"]}
+        # What this helper made, so that deliveries seen earlier can be told apart as ours.
+        self.registrations: set[str] = set()
+        self.refused: set[str] = set()
 
     def at(self, hours: float) -> str:
         moment = datetime.fromtimestamp(time.time() + self.offset, UTC) + timedelta(hours=hours)
@@ -67,6 +74,7 @@ class Visits:
         created = self.api.post(INVITES, json=sent)
         assert created.status_code == 201, created.text
         registration = created.json()["registrationId"]
+        self.registrations.add(registration)
         return sent, created.json(), lambda d: d["payload"].get("visitId") == registration
 
     def move(self, visit: dict[str, Any], status: str) -> None:
@@ -104,7 +112,16 @@ class Visits:
         sent.update(activation=self.at(-1), expiry=self.at(8))
         refused = self.api.post(INVITES, json=sent)
         assert refused.status_code == 451, refused.text
+        self.refused.add(sent["lastName"])
         return lambda d: (d["payload"].get("visitor") or {}).get("lastName") == sent["lastName"]
+
+    def made(self, delivery: dict[str, Any]) -> bool:
+        """Whether a delivery is about a visit this helper created or had refused."""
+        payload = delivery["payload"]
+        return (
+            payload.get("visitId") in self.registrations
+            or (payload.get("visitor") or {}).get("lastName") in self.refused
+        )
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +161,30 @@ def check_headers(delivery: dict[str, Any], profile: Any) -> None:
     extra = settings_of(profile).get("header")
     if extra:
         assert headers.get(extra["name"].lower()) == extra["value"], delivery["path"]
+
+
+def check_signature(delivery: dict[str, Any], key: str) -> None:
+    """Both signature headers are there, and the signature is recomputed from the key."""
+    headers = delivery["headers"]
+    assert SIGNATURE in headers and TIMESTAMP in headers, sorted(headers)
+    expected = recompute(key, delivery["path"], headers[TIMESTAMP], delivery["body"])
+    assert hmac.compare_digest(headers[SIGNATURE], expected), delivery["status"]
+
+
+def check_visit_payload(
+    payload: dict[str, Any], visit: dict[str, Any], status: str, host: dict[str, Any]
+) -> None:
+    """A VisitDTO of ``visit`` with ``status``, its visitor and ``host``; extra fields pass."""
+    validate_visit(payload)
+    assert (payload["visitId"], payload["status"]) == (visit["registrationId"], status)
+    assert payload["visitor"]["uuid32"] == payload["visitor"]["uuid"].replace("-", "")
+    assert payload["host"]["uuid"] == host["uuid"]
+    assert payload["host"]["uuid32"] == host["uuid"].replace("-", "")
+    # Fields a later version may add, at the top and inside visitor and host, are accepted.
+    extended = {**payload, "addedLater": {"any": 1}}
+    extended["visitor"] = {**payload["visitor"], "addedLater": "x"}
+    extended["host"] = {**payload["host"], "addedLater": None}
+    validate_visit(extended)
 
 
 # -- one POST per event, to its own URL ----------------------------------------------------
@@ -201,6 +242,18 @@ def test_reader_grants_check_the_visitor_in_and_out(webhooks, visits, api, profi
 
 # -- headers, signature, timestamp -----------------------------------------------------------
 @pytest.mark.rule("HOOK-HEADERS-JSON", "HOOK-OPTIONAL-HEADER")
+def test_visit_created_declares_utf8_json_and_carries_the_configured_header(
+    webhooks, visits, profile
+) -> None:
+    # Creation only: no operation of assumed shape, so this test decides both rules.
+    sent, _, match = visits.create(firstName="Zoë Ångström-Łukasz")
+    delivery = one(webhooks, "VISIT_CREATED", match)
+    check_headers(delivery, profile)
+    # The receiver read the body as UTF-8 JSON; the non-ASCII name came through intact.
+    assert delivery["payload"]["visitor"]["firstName"] == sent["firstName"]
+
+
+@pytest.mark.rule("HOOK-HEADERS-JSON", "HOOK-OPTIONAL-HEADER")
 def test_posts_declare_utf8_json_and_carry_the_configured_header(webhooks, visits, profile) -> None:
     sent, visit, match = visits.create(firstName="Zoë Ångström-Łukasz")
     first = one(webhooks, "VISIT_CREATED", match)
@@ -212,6 +265,17 @@ def test_posts_declare_utf8_json_and_carry_the_configured_header(webhooks, visit
 
 
 @pytest.mark.rule("HOOK-HMAC-SIGNATURE", "HOOK-HMAC-HEADERS-WHEN-KEY")
+def test_visit_created_is_signed_over_path_timestamp_and_body(webhooks, visits, profile) -> None:
+    key = settings_of(profile).get("hmac_key")
+    if not key:
+        pytest.skip("not configured: the profile's webhooks section has no hmac_key")
+    # Creation only (no operation of assumed shape); the non-ASCII name makes the signed text's
+    # UTF-8 bytes differ from its characters.
+    _, _, match = visits.create(firstName="Zoë Ångström-Łukasz")
+    check_signature(one(webhooks, "VISIT_CREATED", match), key)
+
+
+@pytest.mark.rule("HOOK-HMAC-SIGNATURE", "HOOK-HMAC-HEADERS-WHEN-KEY")
 def test_signature_is_hmac_sha256_over_path_timestamp_and_body(webhooks, visits, profile) -> None:
     key = settings_of(profile).get("hmac_key")
     if not key:
@@ -219,11 +283,7 @@ def test_signature_is_hmac_sha256_over_path_timestamp_and_body(webhooks, visits,
     _, visit, match = visits.create()
     visits.move(visit, "VISITOR_CHECK_IN")
     for status in ("VISIT_CREATED", "VISITOR_CHECK_IN"):
-        delivery = one(webhooks, status, match)
-        headers = delivery["headers"]
-        assert SIGNATURE in headers and TIMESTAMP in headers, sorted(headers)
-        expected = recompute(key, delivery["path"], headers[TIMESTAMP], delivery["body"])
-        assert hmac.compare_digest(headers[SIGNATURE], expected), status
+        check_signature(one(webhooks, status, match), key)
 
 
 @pytest.mark.rule("HOOK-HMAC-TIMESTAMP")
@@ -311,20 +371,19 @@ def test_listed_fields_arrive_as_base64_aes_256_cbc(webhooks, visits, profile) -
 
 
 @pytest.mark.rule("HOOK-PAYLOAD-SHAPE", "HOOK-EXTRA-FIELDS")
+def test_visit_created_payload_is_a_visit_dto_with_visitor_and_host(webhooks, visits) -> None:
+    # Creation only: no operation of assumed shape, so this test decides both rules.
+    _, visit, match = visits.create()
+    payload = one(webhooks, "VISIT_CREATED", match)["payload"]
+    check_visit_payload(payload, visit, "VISIT_CREATED", visits.host)
+
+
+@pytest.mark.rule("HOOK-PAYLOAD-SHAPE", "HOOK-EXTRA-FIELDS")
 def test_payload_is_a_visit_dto_with_visitor_and_host(webhooks, visits) -> None:
     _, visit, match = visits.create()
     visits.move(visit, "VISITOR_CHECK_IN")
     payload = one(webhooks, "VISITOR_CHECK_IN", match)["payload"]
-    validate_visit(payload)
-    assert (payload["visitId"], payload["status"]) == (visit["registrationId"], "VISITOR_CHECK_IN")
-    assert payload["visitor"]["uuid32"] == payload["visitor"]["uuid"].replace("-", "")
-    assert payload["host"]["uuid"] == visits.host["uuid"]
-    assert payload["host"]["uuid32"] == visits.host["uuid"].replace("-", "")
-    # Fields a later version may add, at the top and inside visitor and host, are accepted.
-    extended = {**payload, "addedLater": {"any": 1}}
-    extended["visitor"] = {**payload["visitor"], "addedLater": "x"}
-    extended["host"] = {**payload["host"], "addedLater": None}
-    validate_visit(extended)
+    check_visit_payload(payload, visit, "VISITOR_CHECK_IN", visits.host)
 
 
 @pytest.mark.rule("HOOK-RECEIVER-VERIFY")
@@ -389,12 +448,22 @@ def _control_path(control: httpx.Client) -> str:
 
 @pytest.fixture(scope="module")
 def original(webhooks, visits, profile, control) -> dict[str, Any]:
-    """The integration as the profile describes it, with the event URLs seen in use."""
+    """The integration as the profile describes it, with the event URLs seen in use.
+
+    A URL is taken from a delivery of this module's visits that the run's receiver already
+    holds; only a status not seen yet is provoked, and provoking most statuses takes operations
+    of assumed shape, which then count against the test this fixture is set up for. In a whole
+    run the earlier tests have seen every status, so the control-plane tests reach none.
+    """
     settings = settings_of(profile)
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(settings["public_url"]))
+    # Deliveries of the run's receiver all came with the URLs the profile configured: the tests
+    # that change them point them at the spare receiver.
+    seen = {d["status"]: d["path"] for d in webhooks.deliveries() if visits.made(d)}
     urls = {}
     for setting, status in URL_SETTINGS.items():
-        urls[setting] = origin + one(webhooks, status, visits.provoke(status))["path"]
+        path = seen.get(status) or one(webhooks, status, visits.provoke(status))["path"]
+        urls[setting] = origin + path
     encryption = settings.get("encryption")
     return {
         "enabled": True,
@@ -444,6 +513,19 @@ def test_each_status_is_posted_to_the_url_of_its_name(control, original, spare, 
         matches = {status: visits.provoke(status) for status in URL_SETTINGS.values()}
         for setting, status in URL_SETTINGS.items():
             assert one(receiver, status, matches[status])["path"] == f"/amws/{setting}"
+
+
+@pytest.mark.requires("control")
+@pytest.mark.rule("HOOK-ENABLED-FLAG")
+def test_creation_while_disabled_is_never_posted(control, original, webhooks, visits) -> None:
+    # Creation only: no operation of assumed shape (``original`` reuses URLs seen earlier).
+    with configured(control, original, enabled=False):
+        early = visits.create()[2]
+        assert webhooks.quiet_for(None, early, seconds=1.5)
+    # Saved as enabled again: the next creation is sent, the one made while disabled never is.
+    late = visits.create()[2]
+    one(webhooks, "VISIT_CREATED", late)
+    assert webhooks.quiet_for(None, early, seconds=1.5)
 
 
 @pytest.mark.requires("control")

@@ -47,8 +47,13 @@ def test_429_without_retry_after_is_flagged() -> None:
     )
 
 
-def test_error_code_must_match_the_status() -> None:
-    assert "ERR-BODY-SHAPE" in _rules(DEPT, _response(404, {"code": 400, "reason": "x"}))
+def test_error_code_must_be_an_integer() -> None:
+    assert "ERR-BODY-SHAPE" in _rules(DEPT, _response(404, {"code": "404", "reason": "x"}))
+
+
+def test_error_code_other_than_the_status_breaks_the_assumed_rule_only() -> None:
+    found = _rules(DEPT, _response(404, {"code": 400, "reason": "x"}))
+    assert "ERR-BODY-CODE-IS-STATUS" in found and "ERR-BODY-SHAPE" not in found
 
 
 def test_echoed_rejected_value_is_flagged() -> None:

@@ -168,7 +168,7 @@ def test_report_has_verdicts_evidence_and_no_keys(
     assert document["rate_units"] == {"keys": {"full": 3 * 50 + 30}, "failed_auth": 0}
 
 
-def test_tests_through_assumed_operations_never_decide_a_normative_rule(
+def test_tests_of_assumed_choices_never_decide_a_normative_rule(
     pytester: pytest.Pytester, server: LiveServer
 ) -> None:
     # getInviteStatus is x-assumed: the documents name a status operation, not its shape.
@@ -190,6 +190,14 @@ def test_tests_through_assumed_operations_never_decide_a_normative_rule(
         @pytest.mark.rule("INV-UPDATE-IDENTICAL-425")
         def test_only_through_assumed(api):
             api.get(FAKE)
+
+        @pytest.mark.rule("DEPT-FIELD-REQUIRED", "LOC-FIELD-PRECISION")
+        def test_beside_an_assumed_rule(api):
+            assert False, "may be the assumed rule's fault"
+
+        @pytest.mark.rule("DEPT-FIELD-REQUIRED")
+        def test_alone(api):
+            assert api.post("/api/ws/v1/departments", json={}).status_code == 422
         """
     )
     report = pytester.path / "report"
@@ -200,6 +208,9 @@ def test_tests_through_assumed_operations_never_decide_a_normative_rule(
     decided = document["rules"]["ERR-404-UNKNOWN-UUID"]
     assert decided["verdict"] == "passed" and decided["certifies"]
     assert [t.rsplit("::", 1)[1] for t in decided["informative_tests"]] == ["test_through_assumed"]
+    beside = document["rules"]["DEPT-FIELD-REQUIRED"]
+    assert beside["verdict"] == "passed", "a test beside an assumed rule decided a normative one"
+    assert document["rules"]["LOC-FIELD-PRECISION"]["verdict"] == "failed"
     only = document["rules"]["INV-UPDATE-IDENTICAL-425"]
     assert only["verdict"] == "passed" and not only["certifies"]
     assert document["normative_through_assumed_operations"] == ["INV-UPDATE-IDENTICAL-425"]
