@@ -244,8 +244,16 @@ def test_an_update_rounds_activation_and_expiry_the_same_way(inv) -> None:
 
 
 # -- references, spellings, locations, mandatory fields -----------------------------------
+# The visit reason's field name is ours (INV-VISIT-REASON-FIELD): that case is informative.
+REFERENCE_FIELDS = [
+    "hostUser",
+    pytest.param("visitReason", marks=pytest.mark.rule("INV-VISIT-REASON-FIELD")),
+    "location",
+]
+
+
 @pytest.mark.rule("INV-REFERENCE-MISSING-422")
-@pytest.mark.parametrize("field", ["hostUser", "visitReason", "location"])
+@pytest.mark.parametrize("field", REFERENCE_FIELDS)
 def test_reference_to_nothing_answers_422(inv, ledger, field: str) -> None:
     sent = inv.documented(**{field: ledger.fresh_uuid()})
     refused(inv.post(sent), field)
@@ -253,7 +261,7 @@ def test_reference_to_nothing_answers_422(inv, ledger, field: str) -> None:
 
 
 @pytest.mark.rule("INV-REFERENCE-MISSING-422")
-@pytest.mark.parametrize("field", ["hostUser", "visitReason", "location"])
+@pytest.mark.parametrize("field", REFERENCE_FIELDS)
 def test_update_to_a_reference_to_nothing_answers_422(inv, ledger, field: str) -> None:
     registration = inv.new()
     before = inv.read(registration)

@@ -247,7 +247,9 @@ def _credential(api: Any, factories: Any, amws_run: Any, user: str) -> str:
     return credential(api, factories, amws_run, USER, user)
 
 
-@pytest.mark.rule("USER-DELETE-CANCELS-INVITES")
+# The invitation's status field is ours (INV-RECORD-SHAPE): no documented field shows the
+# cancellation, so this rule is reported but cannot decide certification.
+@pytest.mark.rule("USER-DELETE-CANCELS-INVITES", "INV-RECORD-SHAPE")
 def test_delete_cancels_hosted_invitations(api, factories, amws_run) -> None:
     host, other, now = _host(api, factories), _host(api, factories), _now(amws_run)
     hosted = [

@@ -188,6 +188,19 @@ def check_visit_payload(
 
 
 # -- one POST per event, to its own URL ----------------------------------------------------
+@pytest.mark.rule("HOOK-VISIT-CREATED", "HOOK-POST-PER-EVENT")
+def test_an_invitation_is_posted_once_as_visit_created(webhooks, visits) -> None:
+    # Creation only, and no assumed rule beside them: this test decides both rules.
+    refused = len(webhooks.rejections())
+    match = visits.create()[2]
+    delivery = one(webhooks, "VISIT_CREATED", match)
+    assert delivery["payload"]["status"] == "VISIT_CREATED"
+    # Room for a second POST of the event; one the receiver refused (as a replay) counts too.
+    assert webhooks.quiet_for(None, lambda d: match(d) and d is not delivery, seconds=1.5)
+    assert [d["status"] for d in webhooks.deliveries() if match(d)] == ["VISIT_CREATED"]
+    assert webhooks.rejections()[refused:] == []
+
+
 @pytest.mark.rule("HOOK-VISIT-CREATED", "HOOK-POST-PER-EVENT", "HOOK-2XX-ENDS-DELIVERY")
 def test_creating_an_invitation_posts_one_visit_created(webhooks, visits) -> None:
     match = visits.create()[2]
@@ -555,6 +568,22 @@ def test_signature_and_extra_header_only_when_configured(control, original, spar
     assert signed.get("x-amws-check") == header["value"]
     assert SIGNATURE not in plain and TIMESTAMP not in plain
     assert "x-amws-check" not in plain
+
+
+@pytest.mark.requires("control")
+@pytest.mark.rule("HOOK-ENCRYPTION-FIELDS", "HOOK-ENCRYPTION-OVERRIDE")
+def test_only_the_override_fields_are_encrypted_and_nothing_without_an_iv(
+    control, original, spare, visits
+) -> None:
+    # Never the default list (its content is assumed): an override list of two top-level
+    # fields, which doc3 names as examples, then a secret without an IV.
+    receiver, base = spare
+    secret, iv, listed = secrets.token_hex(32), secrets.token_hex(16), ["reason", "accessCode"]
+    for with_iv, names in ((iv, set(listed)), (None, set())):
+        encryption = {"secret": secret, "iv": with_iv, "fields": listed}
+        with configured(control, original, urls=spare_urls(base), encryption=encryption):
+            raw, plain, _ = encrypted_visit(visits, receiver)
+        check_encryption(raw, plain, names, secret, iv)
 
 
 @pytest.mark.requires("control")

@@ -213,10 +213,8 @@ def test_tests_of_assumed_choices_never_decide_a_normative_rule(
     assert document["rules"]["LOC-FIELD-PRECISION"]["verdict"] == "failed"
     only = document["rules"]["INV-UPDATE-IDENTICAL-425"]
     assert only["verdict"] == "passed" and not only["certifies"]
-    assert document["normative_through_assumed_operations"] == ["INV-UPDATE-IDENTICAL-425"]
-    assert "observed only through operations of assumed shape" in (
-        report / "report.html"
-    ).read_text()
+    assert document["normative_not_certifiable"] == ["INV-UPDATE-IDENTICAL-425"]
+    assert "seen only beside our assumptions" in (report / "report.html").read_text()
 
 
 def test_failed_test_still_cleans_up(pytester: pytest.Pytester, server: LiveServer) -> None:
