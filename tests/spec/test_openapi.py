@@ -246,3 +246,46 @@ def test_timestamp_input_pattern(value: str, ok: bool) -> None:
 )
 def test_timestamp_output_is_utc_with_milliseconds(value: str, ok: bool) -> None:
     assert bool(re.search(_schema("TimestampOut")["pattern"], value)) is ok
+
+
+def _has_overlay(node: Any) -> bool:
+    if isinstance(node, dict):
+        return "x-assumed-schema" in node or any(_has_overlay(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_has_overlay(v) for v in node)
+    return False
+
+
+def test_assumed_constraints_are_kept_apart_and_merged_for_the_reference() -> None:
+    documented, enforced = spec.openapi(), spec.enforced()
+    assert _has_overlay(documented) and not _has_overlay(enforced)
+    invite = (
+        documented["components"]["schemas"]["InviteBody"],
+        enforced["components"]["schemas"]["InviteBody"],
+    )
+    assert "required" not in invite[0]
+    assert set(invite[1]["required"]) == {"activation", "expiry", "hostUser"}
+    # A documented name keeps its documented type; our length sits in the overlay only.
+    assert invite[0]["properties"]["first_name"] == {"type": "string"}
+    assert invite[1]["properties"]["first_name"] == {"type": "string", "maxLength": 50}
+    phone = (
+        documented["components"]["schemas"]["InternationalPhone"],
+        enforced["components"]["schemas"]["InternationalPhone"],
+    )
+    assert re.match(phone[0]["pattern"], "+27 82 123 4567")
+    assert not re.match(phone[1]["pattern"], "+27 82 123 4567")
+    assert re.match(phone[1]["pattern"], "+27821234567")
+
+
+def test_every_create_links_to_what_addresses_its_record() -> None:
+    for op in spec.operations():
+        if op.method != "POST" or "201" not in op.statuses:
+            continue
+        addressed = [
+            o.operation_id
+            for o in spec.operations()
+            if o.path.startswith(op.path + "/{")
+            and len(o.path_parameters) == len(op.path_parameters) + 1
+        ]
+        links = spec.resolve(op.raw["responses"]["201"]).get("links", {})
+        assert set(addressed) <= {link["operationId"] for link in links.values()}, op.operation_id
