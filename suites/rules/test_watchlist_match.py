@@ -117,18 +117,19 @@ def test_match_answer_shape(api, factories) -> None:
         assert api.get(path).status_code == 200
 
 
+# The fields an entry is hit by, with the kind of hit (our matchType values, WL-MATCH-TYPE).
+FIELD_KINDS = [
+    (("identityNumber",), "IDENTITY"),
+    (("passportNr",), "IDENTITY"),
+    (("mobileNumber",), "IDENTITY"),
+    (("firstName", "lastName"), "IDENTITY"),
+    (("vehicleLicensePlate",), "VEHICLE"),
+    (("vehicleVin",), "VEHICLE"),
+]
+
+
 @pytest.mark.rule("WL-MATCH-TYPE")
-@pytest.mark.parametrize(
-    ("fields", "kind"),
-    [
-        (("identityNumber",), "IDENTITY"),
-        (("passportNr",), "IDENTITY"),
-        (("mobileNumber",), "IDENTITY"),
-        (("firstName", "lastName"), "IDENTITY"),
-        (("vehicleLicensePlate",), "VEHICLE"),
-        (("vehicleVin",), "VEHICLE"),
-    ],
-)
+@pytest.mark.parametrize(("fields", "kind"), FIELD_KINDS)
 def test_match_type_names_the_kind_of_field(api, factories, fields, kind: str) -> None:
     values = _values(factories)
     body = {f: values[f] for f in fields}
@@ -140,24 +141,17 @@ def test_match_type_names_the_kind_of_field(api, factories, fields, kind: str) -
 def test_match_type_is_one_value_per_kind_of_field(api, factories) -> None:
     """Whatever the values are called, every identity field hits with one value and every
     vehicle field with another."""
-    kinds: dict[str, set[str]] = {"identity": set(), "vehicle": set()}
-    for fields, kind in (
-        (("identityNumber",), "identity"),
-        (("passportNr",), "identity"),
-        (("mobileNumber",), "identity"),
-        (("firstName", "lastName"), "identity"),
-        (("vehicleLicensePlate",), "vehicle"),
-        (("vehicleVin",), "vehicle"),
-    ):
+    kinds: dict[str, set[str]] = {"IDENTITY": set(), "VEHICLE": set()}
+    for fields, kind in FIELD_KINDS:  # the kind labels ours; the values the target's
         values = _values(factories)
         body = {f: values[f] for f in fields}
         entry = _entry(api, _watchlist(api, factories), body)
         found = [m["matchType"] for m in _mine(_match(api, body), {entry})]
         assert len(found) == 1, (fields, found)
         kinds[kind].add(found[0])
-    assert len(kinds["identity"]) == 1, f"identity fields hit with {sorted(kinds['identity'])}"
-    assert len(kinds["vehicle"]) == 1, f"vehicle fields hit with {sorted(kinds['vehicle'])}"
-    assert kinds["identity"] != kinds["vehicle"], "identity and vehicle hits look the same"
+    assert len(kinds["IDENTITY"]) == 1, f"identity fields hit with {sorted(kinds['IDENTITY'])}"
+    assert len(kinds["VEHICLE"]) == 1, f"vehicle fields hit with {sorted(kinds['VEHICLE'])}"
+    assert kinds["IDENTITY"] != kinds["VEHICLE"], "identity and vehicle hits look the same"
 
 
 @pytest.mark.rule("WL-MATCH-IDENTITY-AND-VEHICLE")
