@@ -6,6 +6,7 @@ functions as schemathesis checks.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -26,7 +27,12 @@ _ACK = {"code", "message", "uuid"}
 
 def normative(rule_id: str) -> bool:
     """Whether a breach of this rule may fail a test (assumed rules are informative)."""
-    return any(rule.id == rule_id and rule.normative for rule in spec.rules())
+    return rule_id in _normative_ids()
+
+
+@functools.cache
+def _normative_ids() -> frozenset[str]:
+    return frozenset(rule.id for rule in spec.rules() if rule.normative)
 
 
 @dataclass(frozen=True)

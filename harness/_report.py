@@ -38,7 +38,7 @@ def rate_units(spent: dict[str, int]) -> dict[str, Any]:
     return {"keys": spent, "failed_auth": spent.pop("unauthenticated", 0)}
 
 
-def test_key(nodeid: str, location: tuple[str, int | None, str] | None) -> str:
+def report_key(nodeid: str, location: tuple[str, int | None, str] | None) -> str:
     """The id a test is reported under. schemathesis gives the items of every operation one
     nodeid and puts the operation only in the name, so the name's parameters are added back."""
     name = location[2] if location else ""
@@ -92,12 +92,12 @@ class Collector:
     def collected(self, items: list[pytest.Item]) -> None:
         for item in items:
             rules = [r for m in item.iter_markers("rule") for r in m.args]
-            key = test_key(item.nodeid, item.location)
+            key = report_key(item.nodeid, item.location)
             self.tests[key] = {"rules": rules, "outcome": "not-run", "reason": None}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         entry = self.tests.setdefault(
-            test_key(report.nodeid, report.location),
+            report_key(report.nodeid, report.location),
             {"rules": [], "outcome": "not-run", "reason": None},
         )
         if not entry["rules"]:
@@ -198,7 +198,7 @@ class Collector:
         normative = {k: v for k, v in verdicts.items() if v["certifies"]}
         counts = Counter(v["verdict"] for v in normative.values())
         conformant = bool(normative) and counts["passed"] == len(normative)
-        through_assumed = sorted(
+        not_certifiable = sorted(
             k for k, v in verdicts.items() if v["level"] == "normative" and not v["certifies"]
         )
         merged = self._merged(run)
@@ -232,7 +232,7 @@ class Collector:
             },
             # Normative rules whose every test goes through an operation of assumed shape or
             # checks an assumed rule beside them: reported, left out of certification.
-            "normative_not_certifiable": through_assumed,
+            "normative_not_certifiable": not_certifiable,
             "rules": verdicts,
             "failures": failures,
             "informative_tests": informative,

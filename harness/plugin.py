@@ -22,7 +22,7 @@ from harness._preflight import PreflightError
 from harness._preflight import run as preflight
 from harness._profile import Profile, ProfileError
 from harness._receiver import Receiver
-from harness._report import Collector, test_key, worker_output
+from harness._report import Collector, report_key, worker_output
 from harness._run import Run
 
 RUN_KEY = pytest.StashKey[Run]()
@@ -254,7 +254,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if physical and not run.physical_allowed:
         pytest.skip(f"{NOT_ALLOWED}: physical actions are off (allow.physical or --allow-physical)")
     if run.session is not None:
-        run.session.current_test = test_key(item.nodeid, item.location)
+        run.session.current_test = report_key(item.nodeid, item.location)
 
 
 def _uses_target(item: pytest.Item) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,16 +77,17 @@ def enforced() -> dict[str, Any]:
     :func:`openapi` keeps them apart, so what a conformance check expects of any target is only
     what the documents state.
     """
-    return _merged(copy.deepcopy(openapi()))
+    return _merged(openapi())
 
 
 def _merged(node: Any) -> Any:
+    """A copy of ``node`` with every overlay merged (``node`` itself is left as it is)."""
     if isinstance(node, list):
         return [_merged(v) for v in node]
     if not isinstance(node, dict):
         return node
-    extra = node.pop(ASSUMED_SCHEMA, None)
-    merged = {k: _merged(v) for k, v in node.items()}
+    merged = {k: _merged(v) for k, v in node.items() if k != ASSUMED_SCHEMA}
+    extra = node.get(ASSUMED_SCHEMA)
     return merged if extra is None else _overlaid(merged, _merged(extra))
 
 
