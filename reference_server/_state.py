@@ -52,6 +52,10 @@ class Server:
     clock: Clock = field(default_factory=Clock)
     control_token: str = field(default_factory=lambda: secrets.token_hex(24))
     unauthenticated_bucket: BucketSize = DOCUMENTED
+    # ``serve --documented-buckets``: every key pays from the documented bucket whatever its
+    # stored record says, so a local run is paced like a staging system. A runtime setting,
+    # not a migration: a database provisioned without it keeps its raised quotas on disk.
+    documented_buckets: bool = False
     buckets: RateBuckets = field(init=False)
 
     def __post_init__(self) -> None:
@@ -93,6 +97,12 @@ class Server:
             return self.unauthenticated_bucket
         record = self.store.get("apikey", name)
         if record is None:
+            return DOCUMENTED
+        return self.key_bucket(record)
+
+    def key_bucket(self, record: dict[str, Any]) -> BucketSize:
+        """The bucket a stored API key pays from (the profile states the same)."""
+        if self.documented_buckets:
             return DOCUMENTED
         return BucketSize(**record.get("bucket", DOCUMENTED.__dict__))
 

@@ -15,7 +15,7 @@ import yaml
 
 import spec
 from reference_server._state import Server
-from reference_server.rate_bucket import DOCUMENTED, RAISED, BucketSize
+from reference_server.rate_bucket import DOCUMENTED, RAISED
 
 ALWAYS = {"schedule": "always"}
 
@@ -186,8 +186,9 @@ def profile(server: Server, base_url: str) -> dict[str, Any]:
     }
     per_key = {}
     for name, record in {**keys, "other_system": other_keys["other_system"]}.items():
-        if BucketSize(**record["bucket"]) != DOCUMENTED:
-            per_key[name] = dict(record["bucket"])
+        bucket = server.key_bucket(record)
+        if bucket != DOCUMENTED:
+            per_key[name] = dict(bucket.__dict__)
     document: dict[str, Any] = {
         "name": "amws-reference",
         "base_url": base_url,

@@ -9,18 +9,29 @@ from collections.abc import Sequence
 
 from reference_server._state import Server
 from reference_server.faults import CATALOGUE, Faults
-from reference_server.rate_bucket import RAISED
+from reference_server.rate_bucket import DOCUMENTED, RAISED
 from reference_server.store import Store
 
 
-def build_server(db: str = ":memory:", faults: Sequence[str] = ()) -> Server:
-    """A provisioned server over the given database (``:memory:`` or a file path)."""
+def build_server(
+    db: str = ":memory:", faults: Sequence[str] = (), *, documented_buckets: bool = False
+) -> Server:
+    """A provisioned server over the given database (``:memory:`` or a file path).
+
+    ``documented_buckets`` puts every key and every failed-authentication bucket on the
+    documented bucket, as a staging system enforces it, instead of the demo's raised quotas.
+    """
     from reference_server import bootstrap, extensions
 
     # Failed authentications from one address share a bucket; the demo raises it so a
     # suite's many deliberate 401s are not paced (the profile says so). Unknown key values
     # keep the documented bucket each, which is how the 400-unit cost stays observable.
-    server = Server(store=Store(db), faults=Faults(faults), unauthenticated_bucket=RAISED)
+    server = Server(
+        store=Store(db),
+        faults=Faults(faults),
+        unauthenticated_bucket=DOCUMENTED if documented_buckets else RAISED,
+        documented_buckets=documented_buckets,
+    )
     token = server.store.meta("control_token")
     if token:
         server.control_token = token
@@ -47,6 +58,13 @@ def _parser() -> argparse.ArgumentParser:
         choices=sorted(CATALOGUE),
         help="switch on a named deviation from one rule (repeatable)",
     )
+    serve.add_argument(
+        "--documented-buckets",
+        action="store_true",
+        help="every key and failed authentication pays from the documented bucket "
+        f"({DOCUMENTED.capacity} units, {DOCUMENTED.refill_per_minute} a minute), "
+        "as on a staging system; the profile says so",
+    )
     commands.add_parser("faults", help="list the fault catalogue")
     return parser
 
@@ -57,16 +75,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         for fault in CATALOGUE.values():
             print(f"{fault.name:34} {fault.rule:34} {fault.does}")
         return 0
-    return serve(args.host, args.port, args.db, args.profile_out, args.fault)
+    return serve(
+        args.host,
+        args.port,
+        args.db,
+        args.profile_out,
+        args.fault,
+        documented_buckets=args.documented_buckets,
+    )
 
 
-def serve(host: str, port: int, db: str, profile_out: str | None, faults: Sequence[str]) -> int:
+def serve(
+    host: str,
+    port: int,
+    db: str,
+    profile_out: str | None,
+    faults: Sequence[str],
+    *,
+    documented_buckets: bool = False,
+) -> int:
     import uvicorn
 
     from reference_server import bootstrap
     from reference_server.app import create_app
 
-    server = build_server(db, faults)
+    server = build_server(db, faults, documented_buckets=documented_buckets)
     # An explicit TCP protocol number matters: asyncio switches Nagle's algorithm off only for
     # sockets that declare IPPROTO_TCP, and with it on every answer waits ~40 ms for an ACK.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET

@@ -19,8 +19,14 @@ from reference_server._state import Server
 class LiveServer:
     """A reference server running on a free loopback port in a background thread."""
 
-    def __init__(self, faults: tuple[str, ...] = ()) -> None:
-        self.server: Server = build_server(":memory:", faults)
+    def __init__(
+        self,
+        faults: tuple[str, ...] = (),
+        *,
+        db: str = ":memory:",
+        documented_buckets: bool = False,
+    ) -> None:
+        self.server: Server = build_server(db, faults, documented_buckets=documented_buckets)
         config = uvicorn.Config(
             create_app(self.server), host="127.0.0.1", port=0, log_level="warning"
         )
