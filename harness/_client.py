@@ -23,9 +23,9 @@ import spec
 from harness._checks import Violation, check, normative
 from harness._ledger import Ledger, delete_path_for
 from harness._pacing import Pacer
+from harness._spend import FAILED_AUTH_COST, Spend, answered_cost
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-FAILED_AUTH_COST = spec.rate_limit().failed_authentication_cost
 MAX_429_RETRIES = 4
 
 
@@ -59,6 +59,7 @@ class Session:
     coverage: Counter[str] = field(default_factory=Counter)
     # The operations of the current test whose shape the documents leave open (x-assumed).
     assumed_operations: set[str] = field(default_factory=set)
+    spend: Spend = field(default_factory=Spend)
 
     def redact(self, text: str) -> str:
         for secret in self.secrets:
@@ -92,9 +93,11 @@ class TargetClient:
         failing: bool = False,
         encryption: dict[str, Any] | None = None,
         timeout: float = 30.0,
+        bucket: str | None = None,
     ) -> None:
         self.session = session
         self.name = name
+        self.bucket = bucket or name  # where the target charges this client's requests
         self.header = header
         self.pacer = pacer
         self.failing = failing
@@ -158,6 +161,7 @@ class TargetClient:
                 params=params,
                 headers=all_headers,
             )
+            self._book(op, response.status_code, retry_429)
             if response.status_code != 429 or not retry_429 or attempts >= MAX_429_RETRIES:
                 break
             # Retry-After is a lower bound (buckets are per node); double on each further 429.
@@ -176,10 +180,19 @@ class TargetClient:
                 self.session.assumed_operations.add(op.operation_id)
             if checks:
                 self._check(op, json, response, params)
-            self._register(op, path_params, response)
+            self._register(op, path_params, response, json, urlsplit(path).path)
         return response
 
     # -- steps ------------------------------------------------------------------------
+    def _book(self, op: spec.Operation | None, status: int, retry_429: bool) -> None:
+        spend, test = self.session.spend, self.session.current_test
+        if op is None or not op.keyed:
+            spend.book(test, self.bucket, 0)  # keyless: throttled, but no bucket of a key
+            return
+        spend.book(test, self.bucket, answered_cost(op, status))
+        if status == 429 and retry_429:
+            spend.refused()
+
     def _guard(self, method: str, path: str, op: spec.Operation | None) -> None:
         if op is None or not op.keyed:
             return
@@ -242,21 +255,40 @@ class TargetClient:
             )
 
     def _register(
-        self, op: spec.Operation, params: dict[str, str], response: httpx.Response
+        self,
+        op: spec.Operation,
+        params: dict[str, str],
+        response: httpx.Response,
+        body: Any,
+        path: str,
     ) -> None:
-        if op.method != "POST" or response.status_code not in (200, 201):
+        """Keep the ledger true: what a create made, what a delete or a claim removed."""
+        ledger = self.session.ledger
+        if response.status_code not in (200, 201, 204):
             return
         try:
-            body = response.json()
+            answer = response.json() if response.content else None
         except ValueError:
+            answer = None
+        if isinstance(answer, dict) and answer.get("code") not in (None, 200, 201):
+            return  # an HTTP 200 carrying a refusal in its body (role delete): nothing changed
+        if op.method == "DELETE":
+            ledger.deleted(path)
             return
-        if not isinstance(body, dict):
+        photo = body.get("photoUuid") if isinstance(body, dict) else None
+        if isinstance(photo, str) and ledger.owns(photo):
+            ledger.forget(photo)  # a claimed staged file is no longer a staged file
+        if op.method != "POST" or not isinstance(answer, dict):
             return
-        new = body.get("registrationId") or body.get("uuid")
+        new = answer.get("registrationId") or answer.get("uuid")
         creates = response.status_code == 201 or op.operation_id == "uploadFile"
         if creates and isinstance(new, str) and _UUID.fullmatch(new):
-            self.session.ledger.register(
-                new, delete_path_for(op, params, new), self.name, op.operation_id
+            ledger.register(
+                new,
+                delete_path_for(op, params, new),
+                self.name,
+                op.operation_id,
+                self.session.current_test,
             )
 
     def _record(self, method: str, response: httpx.Response, body: Any) -> None:

@@ -18,6 +18,7 @@ class Entry:
     delete_path: str | None
     key: str
     label: str
+    test: str = ""  # the test that created it: its cleanup is part of that test's cost
 
 
 def delete_path_for(
@@ -45,10 +46,13 @@ class Ledger:
         self._entries: list[Entry] = []
         self._mine: set[str] = set()
         self._lock = threading.Lock()
+        self.gone = 0  # cleanup deletes answered 404: requests the ledger could have saved
 
-    def register(self, uuid: str, delete_path: str | None, key: str, label: str) -> None:
+    def register(
+        self, uuid: str, delete_path: str | None, key: str, label: str, test: str = ""
+    ) -> None:
         with self._lock:
-            self._entries.append(Entry(uuid, delete_path, key, label))
+            self._entries.append(Entry(uuid, delete_path, key, label, test))
             self._mine.add(uuid.lower())
 
     def fresh_uuid(self) -> str:
@@ -65,6 +69,18 @@ class Ledger:
         """The record is gone already (a test deleted it)."""
         with self._lock:
             self._entries = [e for e in self._entries if e.uuid.lower() != uuid.lower()]
+
+    def deleted(self, path: str) -> None:
+        """A delete of ``path`` succeeded: that record, and every record addressed below it (a
+        watchlist's entries), is gone, so cleanup must not spend a request on it."""
+        path = path.rstrip("/")
+        with self._lock:
+            self._entries = [
+                e
+                for e in self._entries
+                if not e.delete_path
+                or (e.delete_path != path and not e.delete_path.startswith(path + "/"))
+            ]
 
     @property
     def pending(self) -> list[Entry]:
@@ -85,6 +101,7 @@ class Ledger:
                 problems.append(f"{entry.label} {entry.uuid}: {exc}")
                 continue
             # 404: removed already (a cascade, or the test deleted it); 409: ended already.
+            self.gone += response.status_code == 404
             if response.status_code not in (200, 204, 404, 409):
                 problems.append(
                     f"{entry.label} {entry.uuid}: delete answered {response.status_code}"

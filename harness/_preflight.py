@@ -1,28 +1,35 @@
-"""Before any test: each declared key must do what its name says."""
+"""Before any test: each declared key must do what its name says.
+
+Its requests go through the run's clients like any test's: paced on each key's bucket, and
+booked (under ``(preflight)``) in what the run spent.
+"""
 
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING, Any
 
-import httpx
-
-from harness._profile import Profile
+if TYPE_CHECKING:
+    from harness._run import Run
 
 _PROBE = "/api/ws/v1/departments"
+PREFLIGHT = "(preflight)"
 
 
 class PreflightError(Exception):
     """A key does not behave as its profile name promises; the message names it."""
 
 
-def _client(profile: Profile, name: str) -> httpx.Client:
-    return httpx.Client(
-        base_url=profile.base_url, headers={"Authorization": profile.key(name) or ""}, timeout=30
-    )
+def _status(run: Run, key: str, method: str, path: str, json: Any = None) -> int:
+    client = run.client(key)
+    assert client is not None
+    return client.request(method, path, json=json, checks=False).status_code
 
 
-def run(profile: Profile, run_id: str) -> None:
+def run(target: Run) -> None:
     """Probe every configured key with reads (and one write/delete of our own record)."""
+    profile, session = target.start(), target.session
+    assert session is not None
     expectations = {
         "readonly": 200,
         "none": 403,
@@ -30,12 +37,15 @@ def run(profile: Profile, run_id: str) -> None:
         "rate_limit": 200,
         "encrypted": 200,
     }
-    with _client(profile, "full") as full:
-        listed = full.get(_PROBE)
+    session.current_test = PREFLIGHT
+    full = target.client("full")
+    assert full is not None
+    try:
+        listed = full.request("GET", _PROBE, checks=False)
         if listed.status_code != 200:
             raise PreflightError(f"keys.full cannot read ({_PROBE} answered {listed.status_code})")
-        name = f"amws-{run_id}-preflight-{uuid.uuid4().hex[:6]}"
-        created = full.post(_PROBE, json={"name": name})
+        name = f"amws-{target.run_id}-preflight-{uuid.uuid4().hex[:6]}"
+        created = full.request("POST", _PROBE, json={"name": name}, checks=False)
         if created.status_code != 201:
             raise PreflightError(
                 f"keys.full cannot write ({_PROBE} answered {created.status_code})"
@@ -45,22 +55,23 @@ def run(profile: Profile, run_id: str) -> None:
             for key, status in expectations.items():
                 if not profile.has_key(key):
                     continue
-                with _client(profile, key) as client:
-                    got = client.get(_PROBE).status_code
+                got = _status(target, key, "GET", _PROBE)
                 if got != status:
                     raise PreflightError(f"keys.{key} answered {got} to a read, expected {status}")
             if profile.has_key("readonly"):
-                with _client(profile, "readonly") as client:
-                    got = client.put(f"{_PROBE}/{probe}", json={"name": name + "-x"}).status_code
+                got = _status(
+                    target, "readonly", "PUT", f"{_PROBE}/{probe}", json={"name": name + "-x"}
+                )
                 if got != 403:
                     raise PreflightError(f"keys.readonly answered {got} to a write, expected 403")
             if profile.has_key("other_system"):
-                with _client(profile, "other_system") as client:
-                    got = client.get(f"{_PROBE}/{probe}").status_code
+                got = _status(target, "other_system", "GET", f"{_PROBE}/{probe}")
                 if got != 404:
                     raise PreflightError(
                         "keys.other_system sees the full key's records "
                         f"(answered {got}, expected 404)"
                     )
         finally:
-            full.delete(f"{_PROBE}/{probe}")
+            full.request("DELETE", f"{_PROBE}/{probe}", checks=False)
+    finally:
+        session.current_test = ""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import spec
+from harness._spend import FAILED_AUTH, merge
 
 if TYPE_CHECKING:
     from harness._run import Run
@@ -31,11 +32,19 @@ def _version() -> str:
         return "unknown"
 
 
-def rate_units(spent: dict[str, int]) -> dict[str, Any]:
-    """Units the client charged per paced key (the spec's x-rate-cost; 400 for each request of
-    a key that fails authentication), and the failed-auth units of the bad-header clients."""
-    spent = dict(spent)
-    return {"keys": spent, "failed_auth": spent.pop("unauthenticated", 0)}
+def rate_units(spend: dict[str, Any], waited: dict[str, float]) -> dict[str, Any]:
+    """Units the target charged per key for the answered requests (the spec's x-rate-cost; 400
+    for a failed authentication; nothing for a 429), the failed-auth units of the bad-header
+    clients apart, how long each bucket's pacing held requests back, and the 429 answers the
+    run did not provoke."""
+    keys = dict(spend["units"])
+    return {
+        "keys": keys,
+        "failed_auth": keys.pop(FAILED_AUTH, 0),
+        "waited_seconds": waited,
+        "unplanned_429": spend["unplanned_429"],
+        "requests": sum(spend["requests"].values()),
+    }
 
 
 def report_key(nodeid: str, location: tuple[str, int | None, str] | None) -> str:
@@ -52,7 +61,9 @@ def worker_output(run: Run) -> dict[str, Any]:
     session = run.session
     return {
         "coverage": dict(session.coverage) if session else {},
-        "units": run.units_spent(),
+        "spend": session.spend.export() if session else merge([]),
+        "waited": run.waited_seconds(),
+        "cleanup_gone": session.ledger.gone if session else 0,
         "cleanup_problems": list(run.cleanup_problems),
         "violations": [(n, v.rule, v.message) for n, v in session.violations] if session else [],
     }
@@ -78,13 +89,15 @@ class Collector:
         """Coverage, units, cleanup problems and global-check violations of the whole run."""
         parts = [worker_output(run), *self.workers]
         coverage: Counter[str] = Counter()
-        units: Counter[str] = Counter()
+        waited: Counter[str] = Counter()
         for part in parts:
             coverage.update(part["coverage"])
-            units.update(part["units"])
+            waited.update(part["waited"])
         return {
             "coverage": coverage,
-            "units": dict(units),
+            "spend": merge([part["spend"] for part in parts]),
+            "waited": {k: round(v, 1) for k, v in waited.items()},
+            "cleanup_gone": sum(part["cleanup_gone"] for part in parts),
             "cleanup_problems": [p for part in parts for p in part["cleanup_problems"]],
             "violations": [tuple(v) for part in parts for v in part["violations"]],
         }
@@ -106,6 +119,7 @@ class Collector:
         entry.setdefault(
             "fault", next((v for k, v in report.user_properties if k == "fault"), None)
         )
+        entry["seconds"] = entry.get("seconds", 0.0) + report.duration
         relied = set(entry.get("assumed_operations", ()))
         for name, value in report.user_properties:
             if name == "assumed_operations":
@@ -130,6 +144,19 @@ class Collector:
         if entry.get("assumed_operations"):
             return False
         return all(level.get(rule) != "assumed" for rule in entry["rules"])
+
+    def _tests(self, spend: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """Per test: outcome, rules, and what it spent (its records' cleanup included)."""
+        return {
+            nodeid: {
+                "outcome": entry["outcome"],
+                "rules": entry["rules"],
+                "units": spend["by_test"].get(nodeid, {}),
+                "requests": spend["requests"].get(nodeid, 0),
+                "seconds": round(entry.get("seconds", 0.0), 3),
+            }
+            for nodeid, entry in self.tests.items()
+        }
 
     def by_fault(self) -> dict[str, dict[str, Any]]:
         """Per fault of a fault matrix: the tests that ran under it and those that failed."""
@@ -240,7 +267,9 @@ class Collector:
                 op.operation_id: coverage.get(op.operation_id, 0) for op in spec.operations()
             },
             "cleanup_problems": merged["cleanup_problems"],
-            "rate_units": rate_units(merged["units"]),
+            "rate_units": rate_units(merged["spend"], merged["waited"]),
+            "cleanup_deletes_already_gone": merged["cleanup_gone"],
+            "tests": self._tests(merged["spend"]),
             "exit_status": int(session.exitstatus),
         }
 

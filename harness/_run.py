@@ -18,6 +18,7 @@ from harness._embedded import EmbeddedServer
 from harness._ledger import Entry, Ledger
 from harness._pacing import Pacer
 from harness._profile import Profile, load
+from harness._spend import FAILED_AUTH
 
 BAD_HEADERS = {
     # Deliberately failing ways to authenticate, each with its own pacing (400 units a try).
@@ -93,8 +94,10 @@ class Run:
             return self._clients[name]
         if name in BAD_HEADERS:
             header = BAD_HEADERS[name]
-            pacer = self._pacer("unauthenticated", profile.unauthenticated_bucket())
-            client = TargetClient(self.session, name, header, pacer, failing=True)
+            pacer = self._pacer(FAILED_AUTH, profile.unauthenticated_bucket())
+            client = TargetClient(
+                self.session, name, header, pacer, failing=True, bucket=FAILED_AUTH
+            )
         else:
             value = profile.key(name)
             if value is None:
@@ -153,8 +156,9 @@ class Run:
             return time.time()
         return self._clock_client.now().timestamp()
 
-    def units_spent(self) -> dict[str, int]:
-        return {name: pacer.spent for name, pacer in self._pacers.items()}
+    def waited_seconds(self) -> dict[str, float]:
+        """Seconds each bucket's pacer held requests back."""
+        return {name: round(pacer.waited, 1) for name, pacer in self._pacers.items()}
 
     @contextmanager
     def cleanup_client(self, entry: Entry) -> Iterator[TargetClient]:
@@ -167,13 +171,18 @@ class Run:
         if self.session is None:
             return
 
+        session = self.session
+
         def send(entry: Entry) -> httpx.Response:
+            # Booked to the test that created the record: its removal is part of its cost.
+            session.current_test = entry.test
             with self.cleanup_client(entry) as client:
                 return client.request(
                     "DELETE", entry.delete_path or "", checks=False, allow_foreign=True
                 )
 
-        self.cleanup_problems += self.session.ledger.cleanup(send)
+        self.cleanup_problems += session.ledger.cleanup(send)
+        session.current_test = ""
 
     def stop(self) -> None:
         try:

@@ -288,7 +288,7 @@ def _started(run: Run) -> Profile:
     try:
         profile = run.start()
         if not run.skip_preflight:
-            preflight(profile, run.run_id)
+            preflight(run)
     except ProfileError as error:
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except PreflightError as error:

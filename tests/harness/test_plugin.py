@@ -164,8 +164,19 @@ def test_report_has_verdicts_evidence_and_no_keys(
     for key in server.profile["keys"].values():
         assert (key["key"] if isinstance(key, dict) else key) not in text
     assert "not conformant" in (report / "report.html").read_text()
-    # Three department creates (x-rate-cost 50) and the cleanup's one delete (30).
-    assert document["rate_units"] == {"keys": {"full": 3 * 50 + 30}, "failed_auth": 0}
+    # Per test, what the target charged: a refused create still costs its 50 units; the
+    # created department's cleanup delete (30) is booked to the test that made it.
+    tests = document["tests"]
+    assert tests["test_report_has_verdicts_evidence_and_no_keys.py::test_required"]["units"] == {
+        "full": 50
+    }
+    assert tests["test_report_has_verdicts_evidence_and_no_keys.py::test_fails"]["units"] == {
+        "full": 2 * 50 + 30
+    }
+    # The preflight is paced and counted like any test: a list, a create and a delete (110).
+    units = document["rate_units"]
+    assert units["keys"]["full"] == 110 + 50 + 2 * 50 + 30
+    assert units["failed_auth"] == 0 and units["unplanned_429"] == 0
 
 
 def test_tests_of_assumed_choices_never_decide_a_normative_rule(
