@@ -32,11 +32,17 @@ def window(now: datetime, start: float, end: float) -> dict[str, str]:
     }
 
 
-def issue(api: Any, factories: Any, **overrides: Any) -> str:
-    """A credential of a fresh person; an override given as None is left out of the body."""
+def holder(api: Any, factories: Any) -> str:
+    """A new person to hold credentials: its uuid."""
     person = api.post("/api/ws/v1/persons", json=factories.person())
     assert person.status_code == 201, person.text
-    body = factories.credential(personUuid=person.json()["uuid"], **overrides)
+    return person.json()["uuid"]
+
+
+def issue(api: Any, factories: Any, person: str | None = None, **overrides: Any) -> str:
+    """A credential of ``person`` (a fresh person where None); an override given as None is
+    left out of the body."""
+    body = factories.credential(personUuid=person or holder(api, factories), **overrides)
     response = api.post(CREDENTIALS, json={k: v for k, v in body.items() if v is not None})
     assert response.status_code == 201, (response.status_code, response.text)
     return response.json()["uuid"]

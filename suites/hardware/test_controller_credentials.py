@@ -9,6 +9,7 @@ Only the reference server's control plane shows the controllers, so every test n
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -18,19 +19,29 @@ from suites._credentials import CREDENTIALS, DAY
 pytestmark = pytest.mark.requires("control")
 
 
+@pytest.fixture(scope="module")
+def holder(api: Any, factories: Any) -> str:
+    """The person holding the module's credentials. Shared: no test here reads, changes or
+    deletes the holder, and what the controllers hold is checked per credential, so a person
+    per credential would only add a create and a cleanup delete."""
+    return cred.holder(api, factories)
+
+
 # -- only ACTIVE credentials -------------------------------------------------------------
 @pytest.mark.rule("CRED-HARDWARE-ACTIVE-ONLY")
-def test_controllers_hold_exactly_the_active_credentials(api, factories, control) -> None:
+def test_controllers_hold_exactly_the_active_credentials(api, factories, holder, control) -> None:
     now = control.now()
     made = {
-        "ACTIVE": cred.issue(api, factories, **cred.window(now, -DAY, 30 * DAY)),
-        "VALID": cred.issue(api, factories, **cred.window(now, 5 * DAY, 30 * DAY)),
-        "EXPIRED": cred.issue(api, factories, **cred.window(now, -30 * DAY, -DAY)),
-        "DISABLED": cred.issue(api, factories, **cred.window(now, -DAY, 30 * DAY)),
-        "DELETED": cred.issue(api, factories, **cred.window(now, -DAY, 30 * DAY)),
+        "ACTIVE": cred.issue(api, factories, holder, **cred.window(now, -DAY, 30 * DAY)),
+        "VALID": cred.issue(api, factories, holder, **cred.window(now, 5 * DAY, 30 * DAY)),
+        "EXPIRED": cred.issue(api, factories, holder, **cred.window(now, -30 * DAY, -DAY)),
+        "DISABLED": cred.issue(api, factories, holder, **cred.window(now, -DAY, 30 * DAY)),
+        "DELETED": cred.issue(api, factories, holder, **cred.window(now, -DAY, 30 * DAY)),
     }
     for status in ("LOST", "STOLEN", "DESTROYED"):
-        made[status] = cred.issue(api, factories, status=status, **cred.window(now, -DAY, 30 * DAY))
+        made[status] = cred.issue(
+            api, factories, holder, status=status, **cred.window(now, -DAY, 30 * DAY)
+        )
     cred.put(api, made["DISABLED"], {"status": "DISABLED"})
     assert api.delete(f"{CREDENTIALS}/{made['DELETED']}").status_code == 200
     held = cred.held(control)
@@ -41,18 +52,20 @@ def test_controllers_hold_exactly_the_active_credentials(api, factories, control
 
 
 @pytest.mark.rule("CRED-ENABLED-FLAG")
-def test_credential_created_disabled_is_not_on_the_controllers(api, factories, control) -> None:
+def test_credential_created_disabled_is_not_on_the_controllers(
+    api, factories, holder, control
+) -> None:
     open_now = cred.window(control.now(), -DAY, 30 * DAY)
-    disabled = cred.issue(api, factories, enabled=False, **open_now)
-    enabled = cred.issue(api, factories, enabled=True, **open_now)
+    disabled = cred.issue(api, factories, holder, enabled=False, **open_now)
+    enabled = cred.issue(api, factories, holder, enabled=True, **open_now)
     held = cred.held(control)
     assert enabled in held  # the same credential with enabled true is live
     assert disabled not in held
 
 
 @pytest.mark.rule("CRED-HARDWARE-ACTIVE-ONLY", "CRED-WRITE-PUSHED", "CRED-PUT-STATUS-OTHER")
-def test_every_status_change_is_pushed(api, factories, control) -> None:
-    uuid = cred.issue(api, factories)
+def test_every_status_change_is_pushed(api, factories, holder, control) -> None:
+    uuid = cred.issue(api, factories, holder)
     steps = [("DISABLED", False), ("ACTIVE", True), ("LOST", False), ("ACTIVE", True)]
     steps += [("STOLEN", False), ("ACTIVE", True), ("DELETED", False)]
     for status, on_hardware in steps:
@@ -62,9 +75,9 @@ def test_every_status_change_is_pushed(api, factories, control) -> None:
 
 
 @pytest.mark.rule("CRED-HARDWARE-ACTIVE-ONLY", "CRED-WRITE-PUSHED", "CRED-PUT-FIELDS")
-def test_every_window_change_is_pushed(api, factories, control) -> None:
+def test_every_window_change_is_pushed(api, factories, holder, control) -> None:
     now = control.now()
-    uuid = cred.issue(api, factories, **cred.window(now, -DAY, 30 * DAY))
+    uuid = cred.issue(api, factories, holder, **cred.window(now, -DAY, 30 * DAY))
     assert uuid in cred.held(control)
     cred.put(api, uuid, {"expiryDate": cred.text(now - timedelta(hours=1))})  # closed: EXPIRED
     assert uuid not in cred.held(control)
@@ -79,28 +92,32 @@ def test_every_window_change_is_pushed(api, factories, control) -> None:
 
 # -- the clock ---------------------------------------------------------------------------
 @pytest.mark.rule("CRED-VALID-TO-ACTIVE", "CRED-HARDWARE-ACTIVE-ONLY")
-def test_valid_credential_is_pushed_when_its_window_opens(api, factories, control) -> None:
-    uuid = cred.issue(api, factories, **cred.window(control.now(), 60, 2 * DAY))
+def test_valid_credential_is_pushed_when_its_window_opens(
+    api, factories, holder, control, restored_clock
+) -> None:
+    uuid = cred.issue(api, factories, holder, **cred.window(control.now(), 60, 2 * DAY))
     assert uuid not in cred.held(control)
-    control.advance(120)
+    restored_clock(120)
     assert cred.held(control)[uuid]["status"] == "ACTIVE"
     assert cred.status(api, uuid) == "ACTIVE"
 
 
 @pytest.mark.rule("CRED-ACTIVE-TO-EXPIRED", "CRED-HARDWARE-ACTIVE-ONLY")
-def test_expired_credential_is_withdrawn_when_its_window_closes(api, factories, control) -> None:
-    uuid = cred.issue(api, factories, **cred.window(control.now(), -DAY, 60))
+def test_expired_credential_is_withdrawn_when_its_window_closes(
+    api, factories, holder, control, restored_clock
+) -> None:
+    uuid = cred.issue(api, factories, holder, **cred.window(control.now(), -DAY, 60))
     assert uuid in cred.held(control)
-    control.advance(120)
+    restored_clock(120)
     assert uuid not in cred.held(control)
     assert cred.status(api, uuid) == "EXPIRED"
 
 
 # -- list assignment ---------------------------------------------------------------------
 @pytest.mark.rule("CRED-PUT-ACL-REPLACE", "CRED-PUT-ACL-EMPTY", "CRED-PUT-ACL-OMITTED")
-def test_list_assignment_on_the_controllers(api, factories, control) -> None:
+def test_list_assignment_on_the_controllers(api, factories, holder, control) -> None:
     first, second = cred.lists(api, 2)[:2]
-    uuid = cred.issue(api, factories, accessControlListUuids=[first])
+    uuid = cred.issue(api, factories, holder, accessControlListUuids=[first])
     assert cred.held(control)[uuid]["accessControlListUuids"] == [first]
     cred.put(api, uuid, {"accessControlListUuids": [second]})
     assert cred.held(control)[uuid]["accessControlListUuids"] == [second]
