@@ -7,16 +7,18 @@ own kind's rules.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from fixtures._limits import field_schema
 from fixtures.images import jpeg_bytes
+from harness.plugin import FAULT_PARAM
 
 API = "/api/ws/v1"
 CREDENTIALS = f"{API}/credentials"
@@ -96,6 +98,48 @@ def each_kind(*suffixes: str) -> list[Any]:
         pytest.param(kind, marks=pytest.mark.rule(*(kind.rule(s) for s in suffixes)), id=kind.name)
         for kind in KINDS
     ]
+
+
+# -- records shared by a module's tests ----------------------------------------------------
+T = TypeVar("T")
+
+
+class Shared:
+    """Records a module's tests share, each built on first use (a module-scoped instance).
+
+    Under the self-check's fault matrix every fault gets records of its own, built while that
+    fault is switched on: a fault in the write path still meets the records its tests read.
+    Outside a matrix (fault None) each record is built once per module (per xdist worker).
+    A test that fails drops the records it used: a target that changed one where it should
+    have refused (the failure) hands the next test a fresh record, not the changed one, so a
+    failure stays with the test that found it."""
+
+    def __init__(self) -> None:
+        self._built: dict[tuple[str, str | None], Any] = {}
+
+    def get(self, request: pytest.FixtureRequest, name: str, build: Callable[[], T]) -> T:
+        callspec = getattr(request.node, "callspec", None)
+        key = (name, callspec.params.get(FAULT_PARAM) if callspec else None)
+        if key not in self._built:
+            self._built[key] = build()
+        # The call's report is logged (and counted) before the test's fixtures are torn down.
+        failed_before = request.session.testsfailed
+
+        def forget_after_failure() -> None:
+            if request.session.testsfailed > failed_before:
+                self._built.pop(key, None)
+
+        request.addfinalizer(forget_after_failure)
+        return self._built[key]
+
+
+@dataclass(frozen=True)
+class Record:
+    """A record the run created: its handle, the body sent and (where taken) its read."""
+
+    uuid: str
+    body: dict[str, Any]
+    read: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 # -- records -----------------------------------------------------------------------------

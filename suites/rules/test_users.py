@@ -55,11 +55,21 @@ def _read(api: Any, uuid: str) -> dict[str, Any]:
 
 def _stored(api: Any, body: dict[str, Any], field: str = "") -> list[str]:
     """UUIDs of the users stored from ``body``: found by its run-tagged e-mail address, or by
-    its last name when ``field``, the field under test, is the e-mail address."""
+    its last name when ``field``, the field under test, is the e-mail address. Refused bodies
+    that share that marker (:func:`_marker`) are all looked for with one search."""
     marker = {"lastName": body["lastName"]} if field == "email" else {"email": body["email"]}
     response = api.post(f"{USERS}/search", json=marker)
     assert response.status_code == 200, response.text
     return [row["uuid"] for row in response.json()["entries"]]
+
+
+def _marker(factories: Any, field: str = "") -> dict[str, str]:
+    """A run-tagged value the refused bodies of one test share, in the field :func:`_stored`
+    finds them by (never ``field``, the field under test): one search then covers them all. A
+    body wrongly stored would make the next one's create conflict, so the test fails anyway."""
+    if field == "email":
+        return {"lastName": factories.tag("ln")[:50]}
+    return {"email": factories.email()}
 
 
 def _user(factories: Any, **overrides: Any) -> dict[str, Any]:
@@ -80,6 +90,44 @@ def _role(api: Any, factories: Any) -> str:
     return people.created(api.post("/api/ws/v1/roles", json=factories.role()))
 
 
+# -- records the tests share ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def shared() -> people.Shared:
+    return people.Shared()
+
+
+@pytest.fixture
+def bare(request, shared, api, factories) -> people.Record:
+    """A user created without username and password (and with a free-text extension), read
+    once. Shared because the tests here only read it, send it refused replaces (422 or 409,
+    each test checking the read is unchanged after), or copy its e-mail or username: none
+    changes it. It is also the second generated username, the user created without a
+    password, and the user that left the onboarding flag out."""
+
+    def build() -> people.Record:
+        body = _user(factories, telephoneExtension="0821")
+        del body["username"], body["password"]
+        uuid = people.created(api.post(USERS, json=body))
+        return people.Record(uuid, body, _read(api, uuid))
+
+    return shared.get(request, "bare", build)
+
+
+@pytest.fixture
+def role(request, shared, api, factories) -> str:
+    """A role of the run: only ever assigned, never changed, so one serves every test."""
+    return shared.get(request, "role", lambda: _role(api, factories))
+
+
+@pytest.fixture
+def references(request, shared, api, factories) -> dict[str, str]:
+    """Live location, group, organisation and department: users point at them, nothing here
+    changes them, so one of each serves every full body."""
+    return shared.get(
+        request, "references", lambda: people.live_references(api, factories, REFERENCES)
+    )
+
+
 def _password(length: int, *, leave_out: str = "", space: bool = False) -> str:
     """A password of ``length`` holding every character class except ``leave_out``'s."""
     classes = {
@@ -97,16 +145,14 @@ def _password(length: int, *, leave_out: str = "", space: bool = False) -> str:
 
 # -- required, lengths, formats ----------------------------------------------------------
 @pytest.mark.rule("USER-FIELD-REQUIRED")
-def test_email_is_required(api, factories) -> None:
+def test_email_is_required(api, factories, bare) -> None:
     body = _user(factories)
     del body["email"]
     people.refused(api.post(USERS, json=body), "email")
     assert _stored(api, body, "email") == [], "a user without email was stored"
 
-    uuid = people.created(api.post(USERS, json=_user(factories)))
-    before = _read(api, uuid)
-    people.refused(api.put(f"{USERS}/{uuid}", json=body), "email")
-    assert _read(api, uuid) == before
+    people.refused(api.put(f"{USERS}/{bare.uuid}", json=body), "email")
+    assert _read(api, bare.uuid) == bare.read
 
 
 @pytest.mark.rule("USER-FIELD-LENGTH")
@@ -117,13 +163,14 @@ def test_text_length_limits(api, factories, field: str) -> None:
     uuid = people.created(api.post(USERS, json=_user(factories, **{field: at_limit})))
     before = _read(api, uuid)
     people.read_back(USER, before, {field: at_limit})
+    marker = _marker(factories, field)
     for length in [high + 1] + ([low - 1] if low > 0 else []):
-        body = _user(factories, **{field: people.sized(factories, length)})
+        body = _user(factories, **{field: people.sized(factories, length)}, **marker)
         people.refused(api.post(USERS, json=body), field)
-        assert _stored(api, body, field) == [], length
         people.refused(
             api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: body[field]})), field
         )
+    assert _stored(api, body, field) == [], "a user with a value out of range was stored"
     assert _read(api, uuid) == before
 
 
@@ -162,17 +209,18 @@ FORMATS = [
 
 
 @pytest.mark.parametrize(("field", "bad_values"), FORMATS)
-def test_formatted_fields_refuse_other_layouts(api, factories, field, bad_values) -> None:
+def test_formatted_fields_refuse_other_layouts(api, factories, bare, field, bad_values) -> None:
     """The e-mail must be an address, phones international; the extension is free text."""
-    uuid = people.created(api.post(USERS, json=_user(factories, telephoneExtension="0821")))
-    before = _read(api, uuid)
-    people.read_back(USER, before, {"telephoneExtension": "0821"})
+    people.read_back(USER, bare.read, {"telephoneExtension": "0821"})
+    marker = _marker(factories, field)
     for bad in bad_values:
-        body = _user(factories, **{field: bad})
+        body = _user(factories, **{field: bad}, **marker)
         people.refused(api.post(USERS, json=body), field)
-        assert _stored(api, body, field) == [], bad
-        people.refused(api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: bad})), field)
-    assert _read(api, uuid) == before
+        people.refused(
+            api.put(f"{USERS}/{bare.uuid}", json=_user(factories, **{field: bad})), field
+        )
+    assert _stored(api, body, field) == [], "a user with a badly formatted value was stored"
+    assert _read(api, bare.uuid) == bare.read
 
 
 # -- references and the role -------------------------------------------------------------
@@ -183,45 +231,44 @@ REFERENCE_PARAMS = [
 
 
 @pytest.mark.parametrize("field", REFERENCE_PARAMS)
-def test_references_must_exist(api, factories, ledger, field: str) -> None:
+def test_references_must_exist(api, factories, ledger, bare, field: str) -> None:
     """An unknown UUID is refused with 422 (naming the field; the role rule does not require
     that) on create and replace, and nothing is stored."""
-    uuid = people.created(api.post(USERS, json=_user(factories)))
-    before = _read(api, uuid)
     body = _user(factories, **{field: ledger.fresh_uuid()})
     replace = _user(factories, **{field: ledger.fresh_uuid()})
-    for response in (api.post(USERS, json=body), api.put(f"{USERS}/{uuid}", json=replace)):
+    for response in (api.post(USERS, json=body), api.put(f"{USERS}/{bare.uuid}", json=replace)):
         if field == "role":
             assert response.status_code == 422, (response.status_code, response.text)
         else:
             people.refused(response, field)
     assert _stored(api, body) == [], "the user was stored despite the bad reference"
-    assert _read(api, uuid) == before
+    assert _read(api, bare.uuid) == bare.read
 
 
 @pytest.mark.rule("USER-ROLE-DEFAULT")
-def test_user_without_role_gets_the_default_role(api, factories, profile) -> None:
+def test_user_without_role_gets_the_default_role(api, factories, profile, role) -> None:
     default = _default_role(api, profile)
     body = _user(factories)
     body.pop("role", None)
     assert _read(api, people.created(api.post(USERS, json=body)))["role"] == default
-    mine = _role(api, factories)
     assert (
-        _read(api, people.created(api.post(USERS, json=_user(factories, role=mine))))["role"]
-        == mine
+        _read(api, people.created(api.post(USERS, json=_user(factories, role=role))))["role"]
+        == role
     )
 
 
 @pytest.mark.rule("USER-USERNAME-GENERATED")
-def test_missing_username_is_generated(api, factories) -> None:
+def test_missing_username_is_generated(api, factories, bare) -> None:
     low, high = length_range("createUser", "username")
-    names = []
-    for _ in range(2):
-        body = _user(factories)
-        del body["username"]
-        username = _read(api, people.created(api.post(USERS, json=body)))["username"]
+    body = _user(factories)
+    del body["username"]
+    # The shared user was created without a username too: the first of the two names.
+    names = [
+        bare.read["username"],
+        _read(api, people.created(api.post(USERS, json=body)))["username"],
+    ]
+    for username in names:
         assert isinstance(username, str) and low <= len(username) <= high, username
-        names.append(username)
     assert names[0] != names[1], "two generated usernames are the same"
 
 
@@ -241,27 +288,25 @@ def _policy_breaches() -> list[Any]:
 
 @pytest.mark.rule("USER-PASSWORD-POLICY")
 @pytest.mark.parametrize("password", _policy_breaches())
-def test_password_breaking_the_policy_is_refused(api, factories, password: str) -> None:
+def test_password_breaking_the_policy_is_refused(api, factories, bare, password: str) -> None:
     body = _user(factories, password=password)
     people.refused(api.post(USERS, json=body), "password")
     assert _stored(api, body) == []
-    uuid = people.created(api.post(USERS, json=_user(factories)))
-    before = _read(api, uuid)
-    people.refused(api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)), "password")
-    assert _read(api, uuid) == before
+    replace = _user(factories, password=password)
+    people.refused(api.put(f"{USERS}/{bare.uuid}", json=replace), "password")
+    assert _read(api, bare.uuid) == bare.read
 
 
 @pytest.mark.rule("USER-PASSWORD-POLICY")
-def test_password_meeting_the_policy_or_left_out_is_accepted(api, factories) -> None:
+def test_password_meeting_the_policy_or_left_out_is_accepted(api, factories, bare) -> None:
     low, high = length_range("createUser", "password")
     for password in (_password(low), _password(high)):
         uuid = people.created(api.post(USERS, json=_user(factories, password=password)))
         assert (
             api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)).status_code == 200
         )
-    body = _user(factories)
-    del body["password"]
-    people.created(api.post(USERS, json=body))
+    # Left out: the shared user was created (201) from a body without a password.
+    assert "password" not in bare.body and bare.uuid
 
 
 @pytest.mark.rule("USER-PASSWORD-NEVER-RETURNED")
@@ -276,20 +321,24 @@ def test_password_reads_back_empty(api, factories) -> None:
 
 
 @pytest.mark.rule("USER-ONBOARDING-MESSAGE")
-def test_onboarding_message_goes_only_where_asked(api, factories, control_or_none) -> None:
+def test_onboarding_message_goes_only_where_asked(api, factories, control_or_none, bare) -> None:
     """Everywhere: the flag is accepted with and without a password and a generated password
     is never disclosed. Where the target shows what it mails (the reference control plane's
     outbox): exactly the users asking get one welcome e-mail, with a generated password when
     they sent none."""
     bodies = [_user(factories, sendOnBoardingMessage=flag) for flag in (True, True, False)]
     del bodies[0]["password"]  # the service then generates one for the e-mail
-    bodies.append(_user(factories))  # the flag left out: no e-mail either
     made = []
     for body in bodies:
         made.append(people.created(api.post(USERS, json=body)))
         read = _read(api, made[-1])
         people.read_back(USER, read, {"email": body["email"]})
         assert read["password"] in ("", None)
+    # The flag left out (no e-mail either): the shared user, created without the flag.
+    assert "sendOnBoardingMessage" not in bare.body
+    people.read_back(USER, bare.read, {"email": bare.body["email"]})
+    assert bare.read["password"] in ("", None)
+    made.append(bare.uuid)
     if control_or_none is None:
         return
     mailed = {m["user"]: m for m in control_or_none.outbox() if m.get("user") in made}
@@ -312,9 +361,8 @@ def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
 # -- duplicates, read, not found ---------------------------------------------------------
 @pytest.mark.rule("USER-DUPLICATE")
 @pytest.mark.parametrize("field", ["email", "username"])
-def test_create_with_email_or_username_in_use_conflicts(api, factories, field: str) -> None:
-    first = _user(factories)
-    people.created(api.post(USERS, json=first))
+def test_create_with_email_or_username_in_use_conflicts(api, factories, bare, field) -> None:
+    first = {**bare.body, "username": bare.read["username"]}  # a user of the run, unchanged
     body = _user(factories, **{field: first[field]})
     assert api.post(USERS, json=body).status_code == 409
     assert api.post(f"{USERS}/search", json={"lastName": body["lastName"]}).json()["entries"] == []
@@ -322,23 +370,21 @@ def test_create_with_email_or_username_in_use_conflicts(api, factories, field: s
 
 @pytest.mark.rule("USER-DUPLICATE-ON-REPLACE")
 @pytest.mark.parametrize("field", ["email", "username"])
-def test_replace_with_email_or_username_in_use_conflicts(api, factories, field: str) -> None:
-    first = _user(factories)
-    people.created(api.post(USERS, json=first))
-    second = people.created(api.post(USERS, json=_user(factories)))
-    before = _read(api, second)
+def test_replace_with_email_or_username_in_use_conflicts(api, factories, bare, full, field) -> None:
+    # The full user holds the e-mail and username; the shared bare user is refused them.
+    first = full.body
     assert (
-        api.put(f"{USERS}/{second}", json=_user(factories, **{field: first[field]})).status_code
+        api.put(f"{USERS}/{bare.uuid}", json=_user(factories, **{field: first[field]})).status_code
         == 409
     )
-    assert _read(api, second) == before
+    assert _read(api, bare.uuid) == bare.read
 
 
-def _full_body(api: Any, factories: Any) -> dict[str, Any]:
+def _full_body(factories: Any, role: str, references: dict[str, str]) -> dict[str, Any]:
     body = _user(
         factories,
         enabled=True,
-        role=_role(api, factories),
+        role=role,
         title="Ms",
         middleName="Jo",
         identityNumber=factories.tag("uid")[:50],
@@ -350,29 +396,40 @@ def _full_body(api: Any, factories: Any) -> dict[str, Any]:
         accountActiveDate=factories.instant(days=-1, offset_hours=2),
         accountExpiryDate=factories.instant(days=90, offset_hours=-5),
     )
-    return {**body, **people.live_references(api, factories, REFERENCES)}
+    return {**body, **references}
+
+
+@pytest.fixture
+def full(request, shared, api, factories, role, references) -> people.Record:
+    """A user with every field filled. Shared because its tests only read it or copy its
+    e-mail address and username (a refused replace of another user)."""
+
+    def build() -> people.Record:
+        body = _full_body(factories, role, references)
+        return people.Record(people.created(api.post(USERS, json=body)), body)
+
+    return shared.get(request, "full", build)
 
 
 @pytest.mark.rule("USER-GET-FULL-RECORD")
-def test_read_returns_the_whole_account(api, factories) -> None:
+def test_read_returns_the_whole_account(api, full) -> None:
     """Every stored value reads back as written: under the names doc2 gives the user read
     (these must be there), and under the request's name wherever the read shows it (names the
     read only describes are USER-READ-FIELD-NAMES' question); timestamps as the same instant,
     in UTC."""
-    body = _full_body(api, factories)
+    body = full.body
     assert set(BODY_FIELDS) - set(body) <= {*ONE_SHOT}
-    read = _read(api, people.created(api.post(USERS, json=body)))
+    read = _read(api, full.uuid)
     stored = {f: v for f, v in body.items() if f != "password"}
     people.read_back(USER, read, stored, instants=TIMESTAMPS)
     assert read["hasPhoto"] is False
 
 
 @pytest.mark.rule("USER-READ-FIELD-NAMES")
-def test_read_carries_every_value_under_its_request_name(api, factories) -> None:
-    body = _full_body(api, factories)
-    read = _read(api, people.created(api.post(USERS, json=body)))
+def test_read_carries_every_value_under_its_request_name(api, full) -> None:
+    read = _read(api, full.uuid)
     people.check_read_field_names(read, {f for f in BODY_FIELDS if f not in ONE_SHOT})
-    stored = {f: v for f, v in body.items() if f != "password"}
+    stored = {f: v for f, v in full.body.items() if f != "password"}
     people.read_back(USER, read, stored, instants=TIMESTAMPS)
 
 
@@ -405,8 +462,8 @@ def test_unknown_user_answers_404(api, factories, ledger) -> None:
 
 # -- replacement -------------------------------------------------------------------------
 @pytest.mark.rule("USER-PUT-FULL-REPLACEMENT")
-def test_put_replaces_the_whole_account(api, factories) -> None:
-    body = _full_body(api, factories)
+def test_put_replaces_the_whole_account(api, factories, role, references) -> None:
+    body = _full_body(factories, role, references)
     uuid = people.created(api.post(USERS, json=body))
     email = factories.email()
     assert api.put(f"{USERS}/{uuid}", json={"email": email}).status_code == 200
@@ -423,8 +480,8 @@ def test_put_replaces_the_whole_account(api, factories) -> None:
 
 
 @pytest.mark.rule("USER-PUT-ROLE-RESET")
-def test_put_without_role_restores_the_default(api, factories, profile) -> None:
-    mine = _role(api, factories)
+def test_put_without_role_restores_the_default(api, factories, profile, role) -> None:
+    mine = role
     body = _user(factories, role=mine)
     uuid = people.created(api.post(USERS, json=body))
     assert _read(api, uuid)["role"] == mine
