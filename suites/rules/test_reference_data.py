@@ -7,6 +7,7 @@ resource (DEPT-, ORG-, COSTC-, VREASON-, GRP-). Limits come from the spec, never
 from __future__ import annotations
 
 import string
+from typing import Any
 
 import pytest
 
@@ -62,26 +63,42 @@ def _names(api, path: str) -> list[str]:
     return [item["name"] for item in response.json()]
 
 
+Existing = list[tuple[str, str]]
+
+
+@pytest.fixture(scope="module")
+def existing(api, factories, single: str, path: str) -> Existing:
+    """Two records of the resource, (uuid, name) each: made once per resource for the tests
+    parametrised with ``scope="module"``.
+
+    Shared: the tests given them only read them or send them writes that must be refused
+    (a missing name, a duplicate name), so on a conforming target they never change. A test
+    that renames or deletes a record makes its own."""
+    return [_create(api, factories, single, path) for _ in range(2)]
+
+
 # -- required and length ----------------------------------------------------------------
-@pytest.mark.parametrize(("single", "path"), _params("FIELD-REQUIRED"))
-def test_name_is_required(api, factories, single: str, path: str) -> None:
+@pytest.mark.parametrize(("single", "path"), _params("FIELD-REQUIRED"), scope="module")
+def test_name_is_required(api, existing: Existing, single: str, path: str) -> None:
+    uuid, name = existing[0]
     for body in ({}, {"name": None}):
         response = api.post(path, json=body)
         assert response.status_code == 422, (body, response.status_code)
         assert "name" in response.json()["reason"]
-    assert None not in _names(api, path), "a nameless record was stored"
-
-    uuid, name = _create(api, factories, single, path)
-    for body in ({}, {"name": None}):
         response = api.put(f"{path}/{uuid}", json=body)
         assert response.status_code == 422, (body, response.status_code)
         assert "name" in response.json()["reason"]
-    assert api.get(f"{path}/{uuid}").json()["name"] == name
+    # One list shows both: no nameless record was stored, and the record kept its name.
+    listed = api.get(path)
+    assert listed.status_code == 200
+    assert None not in [item["name"] for item in listed.json()], "a nameless record was stored"
+    assert {"uuid": uuid, "name": name} in listed.json(), "a refused update changed the name"
 
 
 @pytest.mark.parametrize(("single", "path"), _params("FIELD-LENGTH"))
 def test_name_length_limits_on_create(api, factories, single: str, path: str) -> None:
     low, high = length_range(f"create{single}", "name")
+    refused = {}
     for length, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
         name = _sized(factories, single, length)
         response = api.post(path, json={"name": name})
@@ -89,14 +106,18 @@ def test_name_length_limits_on_create(api, factories, single: str, path: str) ->
         if not accepted:
             assert response.status_code == 422
             assert "name" in response.json()["reason"]
-            assert name not in _names(api, path), f"a {length}-character name was stored"
+            refused[length] = name
+    names = _names(api, path)  # one list after all creates shows every refused name absent
+    for length, name in refused.items():
+        assert name not in names, f"a {length}-character name was stored"
 
 
 @pytest.mark.parametrize(("single", "path"), _params("FIELD-LENGTH"))
 def test_name_length_limits_on_update(api, factories, single: str, path: str) -> None:
     low, high = length_range(f"update{single}", "name")
     uuid, stored = _create(api, factories, single, path)
-    for length, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
+    steps = ((low - 1, False), (low, True), (high, True), (high + 1, False))
+    for step, (length, accepted) in enumerate(steps):
         name = _sized(factories, single, length)
         response = api.put(f"{path}/{uuid}", json={"name": name})
         assert (response.status_code == 200) is accepted, (length, response.status_code)
@@ -105,6 +126,8 @@ def test_name_length_limits_on_update(api, factories, single: str, path: str) ->
         else:
             assert response.status_code == 422
             assert "name" in response.json()["reason"]
+        if accepted and step + 1 < len(steps) and not steps[step + 1][1]:
+            continue  # the read after the refused update that follows shows this name too
         assert api.get(f"{path}/{uuid}").json()["name"] == stored, length
 
 
@@ -133,19 +156,20 @@ def test_writes_answer_an_acknowledgement(api, factories, single: str, path: str
 
 
 # -- uniqueness -------------------------------------------------------------------------
-@pytest.mark.parametrize(("single", "path"), _params("NAME-UNIQUE"))
-def test_duplicate_names_conflict(api, factories, single: str, path: str) -> None:
-    first, first_name = _create(api, factories, single, path)
-    second, second_name = _create(api, factories, single, path)
+@pytest.mark.parametrize(("single", "path"), _params("NAME-UNIQUE"), scope="module")
+def test_duplicate_names_conflict(api, existing: Existing, single: str, path: str) -> None:
+    (first, first_name), (second, second_name) = existing
 
     duplicate = api.post(path, json={"name": first_name})
     assert duplicate.status_code == 409
-    assert _names(api, path).count(first_name) == 1, "the duplicate was stored"
-
     rename = api.put(f"{path}/{second}", json={"name": first_name})
     assert rename.status_code == 409
-    assert api.get(f"{path}/{first}").json()["name"] == first_name
-    assert api.get(f"{path}/{second}").json()["name"] == second_name
+
+    # One list after both refused writes: no second record under the name, both kept theirs.
+    items = api.get(path).json()
+    assert [item["name"] for item in items].count(first_name) == 1, "the duplicate was stored"
+    assert {"uuid": first, "name": first_name} in items
+    assert {"uuid": second, "name": second_name} in items, "the refused rename was stored"
 
 
 # -- not found --------------------------------------------------------------------------
@@ -160,9 +184,11 @@ def test_unknown_uuid_answers_404(api, factories, ledger, single: str, path: str
 
 
 # -- list and read shape ----------------------------------------------------------------
-@pytest.mark.parametrize(("single", "path"), _params("LIST-SHAPE"))
-def test_list_is_a_plain_array_of_uuid_and_name(api, factories, single: str, path: str) -> None:
-    mine = dict([_create(api, factories, single, path) for _ in range(2)])
+@pytest.mark.parametrize(("single", "path"), _params("LIST-SHAPE"), scope="module")
+def test_list_is_a_plain_array_of_uuid_and_name(
+    api, existing: Existing, single: str, path: str
+) -> None:
+    mine = dict(existing)
     listed = api.get(path)
     assert listed.status_code == 200
     items = listed.json()
@@ -233,21 +259,38 @@ UNLINKS = [
 ]
 
 
+Holders = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def holders(api, factories) -> Holders:
+    """One record of each UNLINKS resource, and a person and a user that reference all of them.
+
+    Shared: each test deletes only its own resource's record and reads only that field of the
+    person and user, so what one test does is never seen by another. The host of the visit
+    reason test is the same user (that test reads none of these fields)."""
+    refs = {field: _create(api, factories, single, path)[0] for single, path, field, *_ in UNLINKS}
+    made: Holders = {"refs": refs, "paths": {}}
+    for holder in ("person", "user"):
+        fields = {f: refs[f] for single, _, f, kinds, _ in UNLINKS if holder in kinds}
+        make = factories.person if holder == "person" else factories.user
+        created = api.post(f"/api/ws/v1/{holder}s", json=make(**fields))
+        assert created.status_code == 201, created.text
+        path = f"/api/ws/v1/{holder}s/{created.json()['uuid']}"
+        read = api.get(path).json()
+        assert {f: read.get(f) for f in fields} == fields, f"the {holder} lost a reference"
+        made["paths"][holder] = path
+    made["user"] = made["paths"]["user"].rsplit("/", 1)[1]
+    return made
+
+
 @pytest.mark.parametrize(
-    ("single", "path", "field", "holders"),
+    ("single", "path", "field", "kinds"),
     [pytest.param(*u[:4], marks=pytest.mark.rule(u[4]), id=u[0]) for u in UNLINKS],
 )
-def test_delete_unlinks_people(api, factories, single, path, field, holders) -> None:
-    uuid, _ = _create(api, factories, single, path)
-    people = []
-    for holder in holders:
-        make = factories.person if holder == "person" else factories.user
-        created = api.post(f"/api/ws/v1/{holder}s", json=make(**{field: uuid}))
-        assert created.status_code == 201, created.text
-        person_path = f"/api/ws/v1/{holder}s/{created.json()['uuid']}"
-        assert api.get(person_path).json().get(field) == uuid
-        people.append(person_path)
-
+def test_delete_unlinks_people(api, holders: Holders, single, path, field, kinds) -> None:
+    uuid = holders["refs"][field]
+    people = [holders["paths"][holder] for holder in kinds]  # their links checked on creation
     assert api.delete(f"{path}/{uuid}").status_code == 200
     for person_path in people:
         read = api.get(person_path)
@@ -257,12 +300,10 @@ def test_delete_unlinks_people(api, factories, single, path, field, holders) -> 
 
 # -- visit reasons ----------------------------------------------------------------------
 @pytest.mark.rule("VREASON-DELETE-KEEPS-TEXT", "VREASON-DELETE-HARD")
-def test_visit_reason_delete_keeps_visits(api, factories) -> None:
+def test_visit_reason_delete_keeps_visits(api, factories, holders: Holders) -> None:
     path = "/api/ws/v1/visit-reason"
     reason, name = _create(api, factories, "VisitReason", path)
-    host = api.post("/api/ws/v1/users", json=factories.user())
-    assert host.status_code == 201, host.text
-    host_uuid = host.json()["uuid"]
+    host_uuid = holders["user"]  # only hosts the invitations; none of its fields is read
     invite = api.post("/api/ws/v1/invites", json=factories.invite(host_uuid, visitReason=reason))
     assert invite.status_code == 201, invite.text
     registration = invite.json()["registrationId"]
