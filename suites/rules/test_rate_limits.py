@@ -2,12 +2,23 @@
 
 Every test starts from a full bucket (the key's bucket is shared by all tests of a run): the
 ``full_bucket`` fixture moves the server clock on by the bucket's whole refill time through the
-control plane, or waits that long in real time where there is none (hence ``slow``).
+control plane, or waits that long in real time where there is none (hence ``slow``). A drain
+costs a whole bucket (and, without a control plane, its refill time), so one drain serves every
+rule that can be read off it: a drained key's 429 also decides Retry-After, the per-key bucket
+and that a 429 is temporary; one burst prices every call of one cost class.
 
 Costs are never literals: each comes from the operation's ``x-rate-cost`` and the bucket from
 the profile. A burst of one operation runs until the first 429; with ``k`` calls answered, cost
 ``c``, capacity ``C`` and the refill ``R`` that real time allowed during the burst, a conforming
 target gives ``floor(C / c) <= k <= floor((C + R) / c)`` (doc1: "plus whatever refills meanwhile").
+A burst of several operations (``_assert_fits``) generalises it call by call: with ``S`` the
+documented units of the calls answered before a call of cost ``c``, an answered call needs
+``S + c <= C + R`` and a refused one ``S + c > C``. Where the burst ends on a refused call of cost
+``e`` after ``n`` calls of an operation, a wrong cost ``x`` of that operation alone moves ``S`` by
+``n * (x - c)`` and shows once that exceeds ``e`` upwards or ``e + R`` downwards: the operation's
+cost is pinned to within ``(e + R) / n`` units. A cost ``x`` is "above ``f``" (a read's price) when
+some refused call would have fitted had ``x`` cost ``f``: ``L / (k + 1) >= f`` for ``k`` calls
+answered from a bucket known to hold at least ``L``.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from harness._profile import DOCUMENTED_BUCKET
 
 API = "/api/ws/v1"
 DEPTS = f"{API}/departments"
+INVITES = f"{API}/invites"
 FAILED_AUTH_COST = spec.rate_limit().failed_authentication_cost  # no operation carries it
 SLACK_SECONDS = 15  # refill allowance when sizing a burst (how long one may take)
 TRIGGER = "triggerAccessControlPoint"
@@ -116,8 +128,6 @@ def _made(api: Any, path: str, body: dict[str, Any]) -> str:
 def _sender(op_id: str, rate: Any, api: Any, factories: Any, limit: int, profile: Any) -> Send:
     """One call of the operation per index, each addressing records the run made for it."""
     f = factories
-    if op_id == "listDepartments":
-        return lambda i: _call(rate, "GET", DEPTS)
     if op_id in ("deleteDepartment", "updateDepartment"):
         many = op_id == "deleteDepartment"
         made = [
@@ -127,38 +137,15 @@ def _sender(op_id: str, rate: Any, api: Any, factories: Any, limit: int, profile
         if many:
             return lambda i: _call(rate, "DELETE", f"{DEPTS}/{made[i]}")
         return lambda i: _call(rate, "PUT", f"{DEPTS}/{made[0]}", json=f.named(op_id, "rate"))
-    if op_id in ("getInviteStatus", "createInvite"):
+    if op_id == "getInviteStatus":
         host = _made(api, f"{API}/users", f.user())
-        if op_id == "createInvite":
-            return lambda i: _call(rate, "POST", f"{API}/invites", json=f.invite(host))
         invite = _made(api, f"{API}/invites", f.invite(host))
         return lambda i: _call(rate, "GET", f"{API}/invites/{invite}/status")
-    if op_id in ("downloadPhoto", "downloadThumbnail"):
-        photo, rendition = _photo(api, f), op_id.removeprefix("download").lower()
-        return lambda i: _call(rate, "GET", f"{API}/photos/{rendition}/{photo}")
     if op_id == "enableUser":  # disable and enable by turns, so every call changes the state
         user = _made(api, f"{API}/users", f.user())
         return lambda i: _call(rate, "PUT", f"{API}/users/{user}/{('disable', 'enable')[i % 2]}")
-    if op_id == "deleteFile":
-        seed = f.random.randrange(1 << 30)
-        staged = [
-            api.post(
-                f"{API}/files/upload",
-                files={"file": (f"rate{i}.jpg", jpeg_bytes(seed + i, (32, 32)), "image/jpeg")},
-            ).json()["uuid"]
-            for i in range(limit)
-        ]
-        return lambda i: _call(rate, "DELETE", f"{API}/files/{staged[i]}")
-    if op_id == "uploadFile":
-        seed = f.random.randrange(1 << 30)
-        images = [jpeg_bytes(seed + i, (32, 32)) for i in range(limit)]
-        files = [{"file": (f"rate{i}.jpg", image, "image/jpeg")} for i, image in enumerate(images)]
-        return lambda i: _call(rate, "POST", f"{API}/files/upload", files=files[i])
-    if op_id in ("createCredential", "updateCredential"):
+    if op_id == "updateCredential":
         person = _made(api, f"{API}/persons", f.person())
-        if op_id == "createCredential":
-            body = f.credential
-            return lambda i: _call(rate, "POST", f"{API}/credentials", json=body(personUuid=person))
         card = _made(api, f"{API}/credentials", f.credential(personUuid=person))
         path = f"{API}/credentials/{card}"
         return lambda i: _call(rate, "PUT", path, json={"comments": f.tag("rate")})
@@ -185,16 +172,12 @@ def _exact_rules(op_id: str) -> list[str]:
     ]
 
 
+# listDepartments is priced by the drain of test_a_drained_key_is_refused_until_it_refills, and
+# the staged-file, photo and invitation calls by test_media_and_invitation_calls_cost_their_units.
 EXACT_CASES = [
-    "listDepartments",
     "deleteDepartment",
     "getInviteStatus",
-    "deleteFile",
     "enableUser",
-    "downloadPhoto",
-    "downloadThumbnail",
-    "uploadFile",
-    "createInvite",
     "updateDepartment",
     "updateCredential",
     "deleteCredential",
@@ -224,29 +207,15 @@ def test_each_call_costs_its_documented_units(rate, api, factories, profile, buc
     assert low <= answered <= high, f"{answered} calls of cost {cost} fit, expected {low}..{high}"
 
 
-def _floor_of(op_id: str) -> int:
-    """The cost the operation must exceed, from the spec."""
-    if op_id == TRIGGER:
-        return _cost("listAccessControlPoints")
-    return _cost("getCredential")
-
-
-@pytest.mark.parametrize(
-    "op_id",
-    [
-        pytest.param(
-            "createCredential", marks=pytest.mark.rule("RATE-COST-CREDENTIAL-WRITE-ABOVE-READ")
-        ),
-        pytest.param(
-            TRIGGER,
-            marks=[pytest.mark.rule("RATE-COST-TRIGGER-ABOVE-READS"), pytest.mark.physical],
-        ),
-    ],
-)
+# -- above a read's price ----------------------------------------------------------------------
+@pytest.mark.rule("RATE-COST-TRIGGER-ABOVE-READS", "ACP-TRIGGER-COST-HIGHER")
+@pytest.mark.physical
+@pytest.mark.parametrize("op_id", [TRIGGER])
 def test_costs_more_than_the_reads(rate, api, factories, profile, bucket, op_id) -> None:
-    """With k calls answered from a full bucket, the cost is above capacity / (k + 1)."""
+    """With k calls answered from a full bucket, the cost is above capacity / (k + 1). (Credential
+    writes are shown above a read on the drain of test_a_drained_key_is_refused_until_it_refills)"""
     capacity, refill = bucket
-    floor = _floor_of(op_id)
+    floor = _cost("listAccessControlPoints")
     limit = _limit(capacity, refill, floor + 1)
     answered, _, refused = burst(_sender(op_id, rate, api, factories, limit, profile), limit)
     assert refused is not None, f"no 429 after {answered} calls"
@@ -275,17 +244,7 @@ def _exhaust(rate: Any, api: Any, factories: Any, bucket: tuple[int, int]) -> No
         assert burst(send, _limit(capacity, refill, _cost(op_id)))[2] is not None, op_id
 
 
-@pytest.mark.rule("RATE-BUCKET-2000")
-def test_a_full_bucket_holds_its_capacity_and_no_more(rate, api, factories, bucket) -> None:
-    _documented_only(bucket)
-    capacity, refill = bucket
-    cost = _cost("listDepartments")
-    answered, seconds, refused = burst(_lists(rate), _limit(capacity, refill, cost))
-    low, high = _window(capacity, refill, cost, seconds)
-    assert refused is not None and low <= answered <= high, (answered, low, high)
-
-
-@pytest.mark.rule("RATE-REFILL-800-PER-MINUTE")
+@pytest.mark.rule("RATE-REFILL-800-PER-MINUTE", "RATE-BUCKET-2000")
 def test_an_empty_bucket_refills_at_its_rate_up_to_capacity(
     rate, api, factories, bucket, wait
 ) -> None:
@@ -293,7 +252,14 @@ def test_an_empty_bucket_refills_at_its_rate_up_to_capacity(
     capacity, refill = bucket
     cost = _cost("listDepartments")
     send = _lists(rate)
-    assert burst(send, _limit(capacity, refill, cost))[2] is not None, "never exhausted"
+    # The bucket has had no spending for a whole refill (``rate``) and a minute more: a bucket
+    # that grew past its capacity would show it now. A full bucket pays for its capacity, no more.
+    wait(60)
+    answered, seconds, refused = burst(send, _limit(capacity, refill, cost))
+    low, high = _window(capacity, refill, cost, seconds)
+    assert refused is not None, "never exhausted"
+    assert answered <= high, f"{answered} calls of {cost} fit: the bucket grew past {capacity}"
+    assert low <= answered, f"{answered} calls of {cost} fit a full bucket, expected {low}..{high}"
     started = time.monotonic()  # left after the 429: under one call's cost
     wait(60)
     answered, _, refused = burst(send, _limit(capacity, refill, cost))
@@ -301,21 +267,6 @@ def test_an_empty_bucket_refills_at_its_rate_up_to_capacity(
     assert refused is not None
     low, high = refill // cost, math.floor((cost + refill + seconds * refill / 60) / cost)
     assert low <= answered <= high, f"one minute refilled {answered} calls, expected {low}..{high}"
-    # A pause a minute longer than a whole refill fills the bucket to capacity, not beyond it.
-    wait(math.ceil(capacity * 60 / refill) + 60)
-    answered, seconds, refused = burst(send, _limit(capacity, refill, cost))
-    assert refused is not None
-    assert answered <= _window(capacity, refill, cost, seconds)[1], "the bucket grew past capacity"
-
-
-@pytest.mark.rule("RATE-PER-KEY-BUCKET")
-def test_an_exhausted_key_does_not_slow_another_key(rate, api, bucket) -> None:
-    capacity, refill = bucket
-    cost = _cost("listDepartments")
-    assert burst(_lists(rate), _limit(capacity, refill, cost))[2] is not None, "never exhausted"
-    # Just after that 429 the rate_limit key's bucket holds less than one list call: a bucket
-    # the full key shared would refuse this call as well.
-    assert _call(api, "GET", DEPTS).status_code == 200, "the full key is served meanwhile"
 
 
 @pytest.mark.rule("AUTH-BEARER-PREFIX")
@@ -346,40 +297,169 @@ def test_failed_authentications_cost_400_units(client, profile) -> None:
     _assert_retry_after(refused)
 
 
-# -- Retry-After ---------------------------------------------------------------------------------
-def _drained_then_expensive(rate: Any, api: Any, factories: Any, bucket: Any) -> tuple[Send, Any]:
-    """Exhaust with cheaper reads, and return a dearer call the bucket cannot fit for seconds."""
+# -- one drain, read every way: the list price, Retry-After, the per-key bucket, the temporary 429
+ABOVE_READ_CALLS = 6  # a credential write at a read's price would fit this many calls more
+
+
+@pytest.mark.rule(
+    "RATE-COST-LIST-READ-DELETE-STATUS-30",
+    "RATE-RETRY-AFTER-HEADER",
+    "RATE-PER-KEY-BUCKET",
+    "ERR-429-TEMPORARY",
+    "RATE-BACKOFF-DOUBLING",
+    "RATE-RETRY-AFTER-LOWER-BOUND",
+    "RATE-COST-CREDENTIAL-WRITE-ABOVE-READ",
+)
+def test_a_drained_key_is_refused_until_it_refills(rate, api, factories, bucket, wait) -> None:
+    """A list burst from a full bucket prices a list call; its 429 and a refused create then show
+    Retry-After (whole seconds, every time, enough), the other key served meanwhile, the refused
+    create without effect and through once the client waited as advised; a partial refill of
+    known size then shows a credential create dearer than a read."""
     capacity, refill = bucket
-    assert burst(_lists(rate), _limit(capacity, refill, _cost("listDepartments")))[2] is not None
-    dear = _sender("updateCredential", rate, api, factories, 0, None)
-    return dear, dear(0)
+    cost = _cost("listDepartments")
+    answered, seconds, refused = burst(_lists(rate), _limit(capacity, refill, cost))
+    low, high = _window(capacity, refill, cost, seconds)
+    assert refused is not None, f"no 429 after {answered} calls of cost {cost}"
+    assert low <= answered <= high, f"{answered} calls of cost {cost} fit, expected {low}..{high}"
+    _assert_retry_after(refused)
+    # Under one list call's units are left: a create (dearer) is refused for a while, every
+    # immediate repeat again with a Retry-After.
+    body = factories.named("createDepartment", "rl")
 
+    def create() -> httpx.Response:
+        return _call(rate, "POST", DEPTS, json=body)
 
-@pytest.mark.rule("RATE-RETRY-AFTER-HEADER", "RATE-RETRY-AFTER-LOWER-BOUND")
-def test_retry_after_is_whole_seconds_and_enough(rate, api, factories, bucket, wait) -> None:
-    dear, refused = _drained_then_expensive(rate, api, factories, bucket)
-    assert refused.status_code == 429
-    seconds = _assert_retry_after(refused)
-    wait(seconds)
-    assert dear(1).status_code == 200, f"still refused after waiting Retry-After ({seconds} s)"
-
-
-@pytest.mark.rule("RATE-BACKOFF-DOUBLING", "RATE-RETRY-AFTER-HEADER")
-def test_exhausted_key_keeps_getting_429_with_retry_after(
-    rate, api, factories, bucket, wait
-) -> None:
-    """The doubling rule binds clients; what it needs of the target is that every repeat while
-    the bucket is short is again a 429 with a Retry-After, and that a client following the
-    guidance (wait Retry-After, then double) gets through."""
-    dear, refused = _drained_then_expensive(rate, api, factories, bucket)
     for attempt in range(3):
-        assert refused.status_code == 429, f"immediate repeat {attempt} was served"
-        delay = _assert_retry_after(refused)
-        refused = dear(attempt)
+        repeat = create()
+        assert repeat.status_code == 429, f"immediate repeat {attempt} was served"
+        delay = _assert_retry_after(repeat)
+    # Meanwhile the full key is served (a bucket it shared would refuse it as well), and it
+    # sees that none of the refused creates had an effect.
+    listed = _call(api, "GET", DEPTS)
+    assert listed.status_code == 200, "the full key is not served while the other key is refused"
+    assert body["name"] not in {r["name"] for r in listed.json()}, "a request answered 429 acted"
+    # After exactly Retry-After the identical request fits (the lower bound); a client that
+    # backs off as advised, doubling on each further 429, gets through (temporary, doubling).
+    waited = [delay]
+    wait(delay)
+    answer = create()
+    first_try = answer.status_code
     for _ in range(4):
-        wait(delay)
-        answer = dear(9)
         if answer.status_code != 429:
             break
         delay = max(2 * delay, _assert_retry_after(answer))
-    assert answer.status_code == 200, "a client that backs off as advised never got through"
+        waited.append(delay)
+        wait(delay)
+        answer = create()
+    assert answer.status_code == 201, f"a client that backed off {waited} s never got through"
+    assert first_try == 201, f"still refused after waiting Retry-After ({waited[0]} s)"
+    # The bucket now holds at least what refills in the wait below (it is never negative): a
+    # credential create at a read's price would fit more than ABOVE_READ_CALLS of them.
+    floor = _cost("getCredential")
+    seconds = math.ceil((ABOVE_READ_CALLS + 1) * floor * 60 / refill)
+    known = seconds * refill / 60
+    person = _made(api, f"{API}/persons", factories.person())
+    wait(seconds)
+    send = lambda i: _call(  # noqa: E731
+        rate, "POST", f"{API}/credentials", json=factories.credential(personUuid=person)
+    )
+    answered, _, refused = burst(send, ABOVE_READ_CALLS + 2)
+    assert refused is not None, f"{answered} credential creates fitted {known:.0f} units"
+    assert known / (answered + 1) >= floor, f"{answered} creates fit: not above {floor} units"
+
+
+# -- one burst prices the staged-file, photo and invitation calls -------------------------------
+FIFTY = ("uploadFile", "downloadPhoto", "downloadThumbnail", "createInvite")
+TAIL_DELETES = 15  # staged-file deletes that end the burst: they pin its every call's cost
+
+
+def _assert_fits(
+    log: list[tuple[str, int, bool]], capacity: int, refill: int, seconds: float
+) -> None:
+    """Call by call (see the module docstring): what was answered fits the bucket and what
+    refilled meanwhile, and what was refused would not have fitted the bucket alone."""
+    room = capacity + seconds * refill / 60
+    spent = 0
+    for index, (op_id, cost, answered) in enumerate(log):
+        if answered:
+            spent += cost
+            assert spent <= room, f"call {index} ({op_id}) answered at {spent} of {room:.0f} units"
+        else:
+            assert spent + cost > capacity, f"call {index} ({op_id}) refused at {spent} units"
+    assert log and not log[-1][2], f"no 429 after {len(log)} calls"
+
+
+@pytest.mark.rule(
+    "RATE-COST-PHOTO-UPLOAD-50",
+    "RATE-COST-PHOTO-DOWNLOAD-50",
+    "RATE-COST-INVITE-WRITE-50",
+    "RATE-COST-STATUS-READ-FILE-DELETE-10",
+    "FILE-RATE-COST",
+    "PHOTO-RATE-COST",
+)
+def test_media_and_invitation_calls_cost_their_units(rate, api, factories, bucket) -> None:
+    """Uploads, photo and thumbnail downloads and invitation creates by turns (about
+    ``(C - 150) / 200`` of each, 9 or 10 in the documented bucket), then staged-file deletes until
+    the 429: the deletes (of files the burst uploaded, then of files staged for it) end the burst
+    at 10 units, which pins each operation's cost to within ``(10 + R) / n`` of its ``n`` calls;
+    the 15 deletes themselves are pinned to within ``(10 + R) / 15``."""
+    capacity, refill = bucket
+    costs = {op_id: _cost(op_id) for op_id in (*FIFTY, "deleteFile")}
+    seed = factories.random.randrange(1 << 30)
+
+    def image(index: int) -> dict[str, Any]:
+        return {"file": (f"rate{index}.jpg", jpeg_bytes(seed + index, (32, 32)), "image/jpeg")}
+
+    photo = _photo(api, factories)
+    host = _made(api, f"{API}/users", factories.user())
+    # The calls before the deletes, by turns; they leave TAIL_DELETES deletes' worth or more.
+    turns = (capacity - TAIL_DELETES * costs["deleteFile"]) // max(costs[o] for o in FIFTY)
+    plan = [FIFTY[i % len(FIFTY)] for i in range(turns)]
+    left = capacity - sum(costs[o] for o in plan)
+    limit = (left + SLACK_SECONDS * refill // 60) // costs["deleteFile"] + 2
+    # Files to delete: the burst's own uploads first, then these, then more staged on demand.
+    spare = [
+        _made_file(api, image(-1 - i))
+        for i in range(max(0, left // costs["deleteFile"] + 2 - plan.count("uploadFile")))
+    ]
+    staged: list[str] = []
+    calls = {
+        "uploadFile": lambda i: _call(rate, "POST", f"{API}/files/upload", files=image(i)),
+        "downloadPhoto": lambda i: _call(rate, "GET", f"{API}/photos/photo/{photo}"),
+        "downloadThumbnail": lambda i: _call(rate, "GET", f"{API}/photos/thumbnail/{photo}"),
+        "createInvite": lambda i: _call(
+            rate, "POST", f"{API}/invites", json=factories.invite(host)
+        ),
+    }
+    log: list[tuple[str, int, bool]] = []
+    started = time.monotonic()
+    for index, op_id in enumerate(plan):
+        response = calls[op_id](index)
+        log.append((op_id, costs[op_id], response.status_code != 429))
+        if response.status_code == 429:
+            break
+        assert response.status_code < 300, f"{op_id} answered {response.status_code}"
+        if op_id == "uploadFile":
+            staged.append(response.json()["uuid"])
+    for index in range(limit):
+        if index < len(staged):
+            target = staged[index]
+        else:
+            extra = index - len(staged)
+            target = spare[extra] if extra < len(spare) else _made_file(api, image(-1000 - index))
+        response = _call(rate, "DELETE", f"{API}/files/{target}")
+        log.append(("deleteFile", costs["deleteFile"], response.status_code != 429))
+        if response.status_code == 429:
+            break
+        assert response.status_code == 200, f"deleteFile answered {response.status_code}"
+    seconds = time.monotonic() - started
+    _assert_fits(log, capacity, refill, seconds)
+    _assert_retry_after(response)
+    answered = {o: sum(1 for op, _, ok in log if op == o and ok) for o in costs}
+    assert min(answered.values()) > 0, f"a call of every kind is answered: {answered}"
+
+
+def _made_file(api: Any, files: dict[str, Any]) -> str:
+    response = api.post(f"{API}/files/upload", files=files)
+    assert response.status_code == 200, f"setup upload: {response.status_code}"
+    return response.json()["uuid"]
