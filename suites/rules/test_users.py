@@ -98,19 +98,31 @@ def shared() -> people.Shared:
 
 @pytest.fixture
 def bare(request, shared, api, factories) -> people.Record:
-    """A user created without username and password (and with a free-text extension), read
-    once. Shared because the tests here only read it, send it refused replaces (422 or 409,
-    each test checking the read is unchanged after), or copy its e-mail or username: none
-    changes it. It is also the second generated username, the user created without a
-    password, and the user that left the onboarding flag out."""
+    """A plain user of the run, read once. Shared because the tests here only send it refused
+    replaces (each checking its read is unchanged after), copy its e-mail address or username
+    for a conflict, or read it: none changes it (see :class:`people.Shared` for a target that
+    does)."""
 
     def build() -> people.Record:
-        body = _user(factories, telephoneExtension="0821")
-        del body["username"], body["password"]
+        body = _user(factories)
         uuid = people.created(api.post(USERS, json=body))
         return people.Record(uuid, body, _read(api, uuid))
 
     return shared.get(request, "bare", build)
+
+
+@pytest.fixture
+def extension(request, shared, api, factories) -> people.Record:
+    """A user with a local number as extension (free text), read once: the formatted-field
+    tests read it back and send it their refused replaces (its own record, so a target that
+    refuses the extension fails only the tests that check it)."""
+
+    def build() -> people.Record:
+        body = _user(factories, telephoneExtension="0821")
+        uuid = people.created(api.post(USERS, json=body))
+        return people.Record(uuid, body, _read(api, uuid))
+
+    return shared.get(request, "extension", build)
 
 
 @pytest.fixture
@@ -155,23 +167,36 @@ def test_email_is_required(api, factories, bare) -> None:
     assert _read(api, bare.uuid) == bare.read
 
 
+@pytest.fixture
+def at_limits(request, shared, api, factories) -> people.Record:
+    """A user with every plain-text field at its maximum length, read once. Shared by the
+    length tests (one rule): each reads its field back and sends the user refused replaces,
+    checking its read is unchanged after."""
+
+    def build() -> people.Record:
+        values = {f: people.sized(factories, length_range("createUser", f)[1]) for f in PLAIN_TEXT}
+        body = _user(factories, **values)
+        uuid = people.created(api.post(USERS, json=body))
+        return people.Record(uuid, body, _read(api, uuid))
+
+    return shared.get(request, "at_limits", build)
+
+
 @pytest.mark.rule("USER-FIELD-LENGTH")
 @pytest.mark.parametrize("field", PLAIN_TEXT)
-def test_text_length_limits(api, factories, field: str) -> None:
+def test_text_length_limits(api, factories, at_limits, field: str) -> None:
     low, high = length_range("createUser", field)
-    at_limit = people.sized(factories, high)
-    uuid = people.created(api.post(USERS, json=_user(factories, **{field: at_limit})))
-    before = _read(api, uuid)
-    people.read_back(USER, before, {field: at_limit})
+    at_limit = at_limits.body[field]
+    assert len(at_limit) == high
+    people.read_back(USER, at_limits.read, {field: at_limit})
     marker = _marker(factories, field)
     for length in [high + 1] + ([low - 1] if low > 0 else []):
         body = _user(factories, **{field: people.sized(factories, length)}, **marker)
         people.refused(api.post(USERS, json=body), field)
-        people.refused(
-            api.put(f"{USERS}/{uuid}", json=_user(factories, **{field: body[field]})), field
-        )
+        replace = _user(factories, **{field: body[field]})
+        people.refused(api.put(f"{USERS}/{at_limits.uuid}", json=replace), field)
     assert _stored(api, body, field) == [], "a user with a value out of range was stored"
-    assert _read(api, uuid) == before
+    assert _read(api, at_limits.uuid) == at_limits.read
 
 
 @pytest.mark.rule("USER-FIELD-LENGTH")
@@ -209,18 +234,21 @@ FORMATS = [
 
 
 @pytest.mark.parametrize(("field", "bad_values"), FORMATS)
-def test_formatted_fields_refuse_other_layouts(api, factories, bare, field, bad_values) -> None:
+def test_formatted_fields_refuse_other_layouts(
+    api, factories, extension, field, bad_values
+) -> None:
     """The e-mail must be an address, phones international; the extension is free text."""
-    people.read_back(USER, bare.read, {"telephoneExtension": "0821"})
+    target = extension
+    people.read_back(USER, target.read, {"telephoneExtension": "0821"})
     marker = _marker(factories, field)
     for bad in bad_values:
         body = _user(factories, **{field: bad}, **marker)
         people.refused(api.post(USERS, json=body), field)
         people.refused(
-            api.put(f"{USERS}/{bare.uuid}", json=_user(factories, **{field: bad})), field
+            api.put(f"{USERS}/{target.uuid}", json=_user(factories, **{field: bad})), field
         )
     assert _stored(api, body, field) == [], "a user with a badly formatted value was stored"
-    assert _read(api, bare.uuid) == bare.read
+    assert _read(api, target.uuid) == target.read
 
 
 # -- references and the role -------------------------------------------------------------
@@ -258,17 +286,15 @@ def test_user_without_role_gets_the_default_role(api, factories, profile, role) 
 
 
 @pytest.mark.rule("USER-USERNAME-GENERATED")
-def test_missing_username_is_generated(api, factories, bare) -> None:
+def test_missing_username_is_generated(api, factories) -> None:
     low, high = length_range("createUser", "username")
-    body = _user(factories)
-    del body["username"]
-    # The shared user was created without a username too: the first of the two names.
-    names = [
-        bare.read["username"],
-        _read(api, people.created(api.post(USERS, json=body)))["username"],
-    ]
-    for username in names:
+    names = []
+    for _ in range(2):
+        body = _user(factories)
+        del body["username"]
+        username = _read(api, people.created(api.post(USERS, json=body)))["username"]
         assert isinstance(username, str) and low <= len(username) <= high, username
+        names.append(username)
     assert names[0] != names[1], "two generated usernames are the same"
 
 
@@ -298,15 +324,16 @@ def test_password_breaking_the_policy_is_refused(api, factories, bare, password:
 
 
 @pytest.mark.rule("USER-PASSWORD-POLICY")
-def test_password_meeting_the_policy_or_left_out_is_accepted(api, factories, bare) -> None:
+def test_password_meeting_the_policy_or_left_out_is_accepted(api, factories) -> None:
     low, high = length_range("createUser", "password")
     for password in (_password(low), _password(high)):
         uuid = people.created(api.post(USERS, json=_user(factories, password=password)))
         assert (
             api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)).status_code == 200
         )
-    # Left out: the shared user was created (201) from a body without a password.
-    assert "password" not in bare.body and bare.uuid
+    body = _user(factories)
+    del body["password"]
+    people.created(api.post(USERS, json=body))
 
 
 @pytest.mark.rule("USER-PASSWORD-NEVER-RETURNED")
@@ -362,7 +389,7 @@ def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
 @pytest.mark.rule("USER-DUPLICATE")
 @pytest.mark.parametrize("field", ["email", "username"])
 def test_create_with_email_or_username_in_use_conflicts(api, factories, bare, field) -> None:
-    first = {**bare.body, "username": bare.read["username"]}  # a user of the run, unchanged
+    first = bare.body  # a user of the run, unchanged
     body = _user(factories, **{field: first[field]})
     assert api.post(USERS, json=body).status_code == 409
     assert api.post(f"{USERS}/search", json={"lastName": body["lastName"]}).json()["entries"] == []
@@ -370,14 +397,15 @@ def test_create_with_email_or_username_in_use_conflicts(api, factories, bare, fi
 
 @pytest.mark.rule("USER-DUPLICATE-ON-REPLACE")
 @pytest.mark.parametrize("field", ["email", "username"])
-def test_replace_with_email_or_username_in_use_conflicts(api, factories, bare, full, field) -> None:
-    # The full user holds the e-mail and username; the shared bare user is refused them.
-    first = full.body
-    assert (
-        api.put(f"{USERS}/{bare.uuid}", json=_user(factories, **{field: first[field]})).status_code
-        == 409
-    )
-    assert _read(api, bare.uuid) == bare.read
+def test_replace_with_email_or_username_in_use_conflicts(
+    api, factories, bare, extension, field: str
+) -> None:
+    # Two shared users of the run: the bare one holds the e-mail address and username, the
+    # other is refused them (and stays as it was read).
+    first, second = bare.body, extension
+    replace = _user(factories, **{field: first[field]})
+    assert api.put(f"{USERS}/{second.uuid}", json=replace).status_code == 409
+    assert _read(api, second.uuid) == second.read
 
 
 def _full_body(factories: Any, role: str, references: dict[str, str]) -> dict[str, Any]:
