@@ -14,6 +14,7 @@ test_user_search.py.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -27,6 +28,8 @@ from suites.rules._people import (
     PERSON,
     ROW_FIELDS,
     Kind,
+    Record,
+    Shared,
     created,
     credential,
     each_kind,
@@ -58,6 +61,43 @@ def each_criterion(suffix: str) -> list[Any]:
     ]
 
 
+# -- the records the searches find ---------------------------------------------------------
+@dataclass(frozen=True)
+class Found:
+    """Records of one kind for the search tests to find: a trio sharing a run-tagged ``mark``
+    (in every searchable field) that no other record carries, each with a first name of its
+    own; and a record with a token of its own (found by none of the trio's values)."""
+
+    mark: str
+    trio: tuple[Record, Record, Record]
+    other: Record
+
+
+@pytest.fixture(scope="module")
+def shared() -> Shared:
+    return Shared()
+
+
+@pytest.fixture
+def found(request, shared, api, factories) -> Any:
+    """The :class:`Found` records of a kind. Shared: the search tests only search them, and
+    each test asserts on exactly the records it looks for (the trio by its mark, the other by
+    its own token), so the tests cannot see one another's. The delete tests make their own."""
+
+    def of(kind: Kind) -> Found:
+        def build() -> Found:
+            mark = token(factories)
+            trio = tuple(
+                Record(*searchable(api, factories, kind, mark, **extra))
+                for extra in ({}, {"firstName": f"Other{mark}Gh"}, {"firstName": f"Third{mark}Jk"})
+            )
+            return Found(mark, trio, Record(*searchable(api, factories, kind, token(factories))))
+
+        return shared.get(request, f"found-{kind.name}", build)
+
+    return of
+
+
 # -- body and paging ---------------------------------------------------------------------
 @pytest.mark.parametrize("kind", each_kind("SEARCH-BODY-REQUIRED"))
 def test_search_needs_a_json_body(api, kind: Kind) -> None:
@@ -71,10 +111,10 @@ def test_search_needs_a_json_body(api, kind: Kind) -> None:
 
 
 @pytest.mark.parametrize("kind", each_kind("SEARCH-PAGING"))
-def test_paging_defaults_and_ranges(api, factories, kind: Kind) -> None:
+def test_paging_defaults_and_ranges(api, found, kind: Kind) -> None:
     low, high = limit_range(kind)
-    mark = token(factories)
-    mine = sorted(searchable(api, factories, kind, mark)[0] for _ in range(2))
+    mark = found(kind).mark
+    mine = sorted(record.uuid for record in found(kind).trio)
     page = search(api, kind, lastName=mark)
     assert page["startIndex"] == 0, "start does not default to 0"
     assert sorted(uuids(page)) == mine
@@ -99,10 +139,11 @@ def test_criteria_are_length_limited(api, kind: Kind, criterion: str) -> None:
 
 # -- matching ----------------------------------------------------------------------------
 @pytest.mark.parametrize(("kind", "criterion"), each_criterion("SEARCH-CONTAINS"))
-def test_criterion_is_a_case_insensitive_contains(api, factories, kind, criterion: str) -> None:
+def test_criterion_is_a_case_insensitive_contains(api, found, kind, criterion: str) -> None:
     field = MATCHED_ON.get(criterion, criterion)
-    wanted, body = searchable(api, factories, kind, token(factories))
-    other, _ = searchable(api, factories, kind, token(factories))
+    # The piece below holds the trio's mark: the trio all match; the other record does not.
+    wanted, body = found(kind).trio[0].uuid, found(kind).trio[0].body
+    other = found(kind).other.uuid
     value = body[field]
     # A piece from inside the value, in the opposite letter case.
     piece = value[3:-1].swapcase() if field != "mobile" else value[4:-1]
@@ -118,11 +159,10 @@ def test_criterion_is_a_case_insensitive_contains(api, factories, kind, criterio
 
 
 @pytest.mark.parametrize("kind", each_kind("SEARCH-ALL-FIELDS"))
-def test_every_given_criterion_must_match(api, factories, kind: Kind) -> None:
-    mark = token(factories)
-    first, body = searchable(api, factories, kind, mark)
-    second, _ = searchable(api, factories, kind, mark, firstName=f"Other{mark}Gh")
-    assert sorted(uuids(search(api, kind, lastName=mark))) == sorted([first, second])
+def test_every_given_criterion_must_match(api, found, kind: Kind) -> None:
+    mark, trio = found(kind).mark, found(kind).trio
+    first, body = trio[0].uuid, trio[0].body
+    assert sorted(uuids(search(api, kind, lastName=mark))) == sorted(r.uuid for r in trio)
     both = search(api, kind, lastName=mark, firstName=body["firstName"])
     assert uuids(both) == [first], f"a {kind.name} matching only one of two criteria was returned"
     assert search(api, kind, lastName=mark, email="no-such-address-" + mark)["entries"] == []
@@ -131,9 +171,9 @@ def test_every_given_criterion_must_match(api, factories, kind: Kind) -> None:
 
 
 @pytest.mark.rule("PERS-SEARCH-IDENTITY-NOT-RETURNED")
-def test_identity_number_is_searchable_but_not_shown(api, factories) -> None:
-    mark = token(factories)
-    uuid, body = searchable(api, factories, PERSON, mark)
+def test_identity_number_is_searchable_but_not_shown(api, found) -> None:
+    mark, first = found(PERSON).mark, found(PERSON).trio[0]
+    uuid, body = first.uuid, first.body
     page = search(api, PERSON, identityNr=body["identityNumber"])
     assert uuids(page) == [uuid], "the identity number did not find its person"
     for row in [*page["entries"], *search(api, PERSON, lastName=mark)["entries"]]:
@@ -143,9 +183,9 @@ def test_identity_number_is_searchable_but_not_shown(api, factories) -> None:
 
 # -- the answer --------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", each_kind("SEARCH-RESPONSE"))
-def test_answer_shape_and_counts(api, factories, kind: Kind) -> None:
-    mark = token(factories)
-    made = dict(searchable(api, factories, kind, mark) for _ in range(3))
+def test_answer_shape_and_counts(api, found, kind: Kind) -> None:
+    mark = found(kind).mark
+    made = {record.uuid: record.body for record in found(kind).trio}
     page = search(api, kind, lastName=mark)
     assert set(page) == ENVELOPE, set(page)
     assert (page["startIndex"], page["countReturned"], page["totalCount"]) == (0, 3, 3)
