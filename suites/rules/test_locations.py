@@ -68,6 +68,37 @@ def _refused(response, field: str) -> None:
     assert field in response.json()["reason"], response.json()["reason"]
 
 
+def _none_stored(api, names: list[str], what: str) -> None:
+    """One list after several refused creates: none of their names was stored."""
+    listed = _names(api)
+    for name in names:
+        assert name not in listed, f"{what} was stored ({name})"
+
+
+@pytest.fixture(scope="module")
+def plain(api, factories) -> dict:
+    """A location made of a name and a type alone, never changed afterwards.
+
+    Shared: the tests given it only read it, list it, or send it a rename that must be
+    refused; the test of a two-field create asserts on this very create."""
+    name = factories.name_for("createLocation", "loc")
+    kind = enum_values("createLocation", "type")[0]
+    created = api.post(PATH, json={"name": name, "type": kind})
+    assert created.status_code == 201, created.text
+    return {"uuid": created.json()["uuid"], "name": name, "type": kind, "status": 201}
+
+
+@pytest.fixture(scope="module")
+def scratch(api, factories) -> str:
+    """A location whose fields the validation tests write and read back.
+
+    Shared: each field belongs to one test only (type: the enum test; latitude and longitude:
+    the range test; keyContactNumber: the phone test; each text field: its length test). A
+    PUT changes only the fields it is given, and every test writes its field before reading
+    it, so no test sees what another did, in any order."""
+    return _create(api, factories)[0]
+
+
 # -- required fields and the type enum -----------------------------------------------------
 @pytest.mark.rule("LOC-FIELD-REQUIRED")
 def test_name_and_type_are_required_on_create(api, factories) -> None:
@@ -81,26 +112,25 @@ def test_name_and_type_are_required_on_create(api, factories) -> None:
 
 
 @pytest.mark.rule("LOC-FIELD-REQUIRED")
-def test_name_and_type_alone_make_a_location(api, factories) -> None:
-    name = factories.name_for("createLocation", "loc")
-    kind = enum_values("createLocation", "type")[0]
-    created = api.post(PATH, json={"name": name, "type": kind})
-    assert created.status_code == 201
-    stored = _read(api, created.json()["uuid"])
-    assert (stored["name"], stored["type"]) == (name, kind)
+def test_name_and_type_alone_make_a_location(api, plain: dict) -> None:
+    assert plain["status"] == 201  # the fixture's create sent {name, type} and nothing else
+    stored = _read(api, plain["uuid"])
+    assert (stored["name"], stored["type"]) == (plain["name"], plain["type"])
 
 
 @pytest.mark.rule("LOC-FIELD-ENUM")
-def test_type_accepts_only_the_listed_values(api, factories) -> None:
+def test_type_accepts_only_the_listed_values(api, factories, scratch: str) -> None:
     wrong = factories.wrong_enum("createLocation", "type")
     body = factories.location(type=wrong)
     _refused(api.post(PATH, json=body), "type")
     assert body["name"] not in _names(api)
 
-    uuid, _ = _create(api, factories)
-    for value in enum_values("updateLocation", "type"):
+    uuid = scratch
+    values = enum_values("updateLocation", "type")
+    for value in values:
         assert api.put(f"{PATH}/{uuid}", json={"type": value}).status_code == 200, value
-        assert _read(api, uuid)["type"] == value
+        if value != values[-1]:  # the last value is read back after the refused update
+            assert _read(api, uuid)["type"] == value
     _refused(api.put(f"{PATH}/{uuid}", json={"type": wrong}), "type")
     assert _read(api, uuid)["type"] == value
 
@@ -108,54 +138,73 @@ def test_type_accepts_only_the_listed_values(api, factories) -> None:
 # -- field limits ----------------------------------------------------------------------------
 @pytest.mark.rule("LOC-FIELD-LENGTH")
 @pytest.mark.parametrize("field", TEXT_FIELDS)
-def test_field_length_limits(api, factories, field: str) -> None:
+def test_field_length_limits(api, factories, scratch: str, field: str) -> None:
     low, high = length_range("createLocation", field)
     refused = [n for n in (low - 1, high + 1) if n >= 0 and (n < low or n > high)]
+    names = []
     for length in refused:
         body = factories.location(**{field: _text(factories, length)})
         _refused(api.post(PATH, json=body), field)
-        assert body["name"] not in _names(api), f"a {length}-character {field} was stored"
+        names.append(body["name"])
+    _none_stored(api, names, f"a location with a refused {field} length")
 
-    uuid, _ = _create(api, factories)
+    uuid = scratch
     for length in (max(low, 1), high):
         value = _text(factories, length)
         assert api.put(f"{PATH}/{uuid}", json={field: value}).status_code == 200, length
-        assert _read(api, uuid)[field] == value
+        if length != high or not refused:  # else the read after the refused updates shows it
+            assert _read(api, uuid)[field] == value
     for length in refused:
         _refused(api.put(f"{PATH}/{uuid}", json={field: _text(factories, length)}), field)
-        assert len(_read(api, uuid)[field]) == high, f"a {length}-character {field} was stored"
+    if refused:  # one read shows the high value stored and every refused length not stored
+        stored = _read(api, uuid)[field]
+        assert stored == value, f"the {high}-character {field} was not stored, or a refused was"
+        assert len(stored) == high, f"a refused length of {field} was stored"
 
 
 @pytest.mark.rule("LOC-FIELD-PHONE", "LOC-FIELD-LENGTH")
-def test_key_contact_number_is_international(api, factories) -> None:
-    uuid, _ = _create(api, factories)
+def test_key_contact_number_is_international(api, factories, scratch: str) -> None:
+    uuid = scratch
     good = factories.phone()
     assert api.put(f"{PATH}/{uuid}", json={"keyContactNumber": good}).status_code == 200
-    assert _read(api, uuid)["keyContactNumber"] == good
     national = "0" + good[-9:]
     with_letters = good[:4] + "abc" + good[7:]
     too_long = "+" + "1" * length_range("createLocation", "keyContactNumber")[1]
+    names = []
     for bad in (national, with_letters, good[1:], too_long):
         body = factories.location(keyContactNumber=bad)
         _refused(api.post(PATH, json=body), "keyContactNumber")
-        assert body["name"] not in _names(api)
+        names.append(body["name"])
         _refused(api.put(f"{PATH}/{uuid}", json={"keyContactNumber": bad}), "keyContactNumber")
-        assert _read(api, uuid)["keyContactNumber"] == good
+    _none_stored(api, names, "a location with a refused number")
+    # One read: the good number was stored, and no refused one replaced it.
+    assert _read(api, uuid)["keyContactNumber"] == good
 
 
 @pytest.mark.rule("LOC-FIELD-RANGE")
-def test_coordinates_lie_strictly_inside_their_range(api, factories) -> None:
-    uuid, _ = _create(api, factories)
-    for field, bound in (("latitude", 90), ("longitude", 180)):
-        for inside in (bound - 0.000001, -bound + 0.000001):
-            assert api.put(f"{PATH}/{uuid}", json={field: inside}).status_code == 200
-            assert _read(api, uuid)[field] == pytest.approx(inside)
+def test_coordinates_lie_strictly_inside_their_range(api, factories, scratch: str) -> None:
+    uuid = scratch
+    bounds = {"latitude": 90, "longitude": 180}
+    # Both coordinates in one update: just inside the top, then just inside the bottom.
+    top = {field: bound - 0.000001 for field, bound in bounds.items()}
+    bottom = {field: -bound + 0.000001 for field, bound in bounds.items()}
+    assert api.put(f"{PATH}/{uuid}", json=top).status_code == 200
+    stored = _read(api, uuid)
+    for field, inside in top.items():
+        assert stored[field] == pytest.approx(inside), field
+    assert api.put(f"{PATH}/{uuid}", json=bottom).status_code == 200
+    names = []
+    for field, bound in bounds.items():
         for outside in (bound, -bound, bound + 0.5, -bound - 0.5):
             body = factories.location(**{field: outside})
             _refused(api.post(PATH, json=body), field)
-            assert body["name"] not in _names(api)
+            names.append(body["name"])
             _refused(api.put(f"{PATH}/{uuid}", json={field: outside}), field)
-            assert _read(api, uuid)[field] == pytest.approx(-bound + 0.000001)
+    _none_stored(api, names, "a location with a coordinate out of range")
+    # One read: the bottom values were stored, and no refused value replaced them.
+    stored = _read(api, uuid)
+    for field, inside in bottom.items():
+        assert stored[field] == pytest.approx(inside), field
 
 
 @pytest.mark.rule("LOC-FIELD-PRECISION")
@@ -206,16 +255,18 @@ def test_writes_answer_an_acknowledgement(api, factories) -> None:
 
 
 @pytest.mark.rule("LOC-NAME-UNIQUE")
-def test_duplicate_names_conflict(api, factories) -> None:
-    first, first_body = _create(api, factories)
+def test_duplicate_names_conflict(api, factories, plain: dict) -> None:
+    first, first_name = plain["uuid"], plain["name"]
     second, second_body = _create(api, factories)
-    duplicate = factories.location(name=first_body["name"])
+    duplicate = factories.location(name=first_name)
     assert api.post(PATH, json=duplicate).status_code == 409
-    assert [i["name"] for i in api.get(PATH).json()].count(first_body["name"]) == 1
+    assert api.put(f"{PATH}/{second}", json={"name": first_name}).status_code == 409
 
-    assert api.put(f"{PATH}/{second}", json={"name": first_body["name"]}).status_code == 409
-    assert _read(api, first)["name"] == first_body["name"]
-    assert _read(api, second)["name"] == second_body["name"]
+    # One list after both refused writes: no second record under the name, both kept theirs.
+    items = api.get(PATH).json()
+    assert [i["name"] for i in items].count(first_name) == 1, "the duplicate was stored"
+    assert {"uuid": first, "name": first_name} in items
+    assert {"uuid": second, "name": second_body["name"]} in items, "the rename was stored"
 
 
 @pytest.mark.rule("LOC-UPDATE-PARTIAL")
@@ -241,13 +292,12 @@ def test_put_changes_only_the_fields_it_is_given(api, factories) -> None:
 
 # -- reads -----------------------------------------------------------------------------------
 @pytest.mark.rule("LOC-LIST-SHAPE")
-def test_list_items_are_uuid_and_name_only(api, factories) -> None:
-    uuid, body = _create(api, factories)
+def test_list_items_are_uuid_and_name_only(api, plain: dict) -> None:
     listed = api.get(PATH)
     assert listed.status_code == 200
     items = listed.json()
     assert isinstance(items, list)
-    assert {"uuid": uuid, "name": body["name"]} in items
+    assert {"uuid": plain["uuid"], "name": plain["name"]} in items
     assert all(set(item) == {"uuid", "name"} for item in items), "list items carry more fields"
 
 
@@ -281,16 +331,13 @@ def test_read_returns_the_full_record(api, factories) -> None:
 
 
 @pytest.mark.rule("LOC-READ-FULL")
-def test_read_lists_every_field_even_when_never_set(api, factories) -> None:
-    # The read answer names every location field, whatever the create body held.
-    name = factories.name_for("createLocation", "loc")
-    kind = enum_values("createLocation", "type")[0]
-    created = api.post(PATH, json={"name": name, "type": kind})
-    assert created.status_code == 201, created.text
-    stored = _read(api, created.json()["uuid"])
+def test_read_lists_every_field_even_when_never_set(api, plain: dict) -> None:
+    # The read answer names every location field, whatever the create body held (here only
+    # name and type).
+    stored = _read(api, plain["uuid"])
     expected = set(spec.openapi()["components"]["schemas"]["Location"]["properties"])
     assert expected <= set(stored), f"missing {expected - set(stored)}"
-    assert (stored["name"], stored["type"]) == (name, kind)
+    assert (stored["name"], stored["type"]) == (plain["name"], plain["type"])
 
 
 @pytest.mark.rule("LOC-NOT-FOUND")
