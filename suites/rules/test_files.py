@@ -8,13 +8,11 @@ test_photos.py; signed media links in test_media_links.py.
 from __future__ import annotations
 
 import hashlib
-import time
 import uuid as uuidlib
 from typing import Any
 
 import pytest
 
-import spec
 from fixtures.images import gif_bytes, jpeg_bytes, png_bytes
 
 UPLOAD = "/api/ws/v1/files/upload"
@@ -234,48 +232,6 @@ def test_delete_of_claimed_upload_keeps_the_photo(api, factories, resource: str)
 
 
 # -- cost ---------------------------------------------------------------------------------
-@pytest.mark.rule("FILE-RATE-COST")
-@pytest.mark.rate_limit
-@pytest.mark.requires("control")
-def test_upload_costs_50_and_delete_10(api, client, control, factories, ledger, profile) -> None:
-    limited = client("rate_limit")
-    size = profile.bucket("rate_limit")
-    capacity, per_second = size["capacity"], size["refill_per_minute"] / 60
-    upload_cost = spec.operation("uploadFile").rate_cost or 0
-    delete_cost = spec.operation("deleteFile").rate_cost or 0
-    deletes = 20
-    for_delete = [_staged(api, _jpeg(factories, (64, 48))) for _ in range(deletes)]
-    images = [_jpeg(factories, (64, 48)) for _ in range(capacity // upload_cost + 20)]
-    # Time moves on until the bucket is surely full again, whatever used it before.
-    control.advance(capacity / per_second + 5)
-    staged_by_limited: list[str] = []
-    started = time.monotonic()
-    try:
-        for staged in for_delete:
-            deleted = limited.delete(f"{FILES}/{staged}", pace=False, retry_429=False)
-            assert deleted.status_code == 200, deleted.text
-        refused = None
-        for data in images:
-            response = limited.post(
-                UPLOAD, files={"file": ("p.jpg", data, "image/jpeg")}, retry_429=False
-            )
-            if response.status_code != 200:
-                refused = response
-                break
-            staged_by_limited.append(response.json()["uuid"])
-        elapsed = time.monotonic() - started
-    finally:
-        for staged in staged_by_limited:
-            api.delete(f"{FILES}/{staged}")
-            ledger.forget(staged)
-        # Leave the bucket full for whoever uses the key next.
-        control.advance(capacity / per_second + 5)
-    assert refused is not None and refused.status_code == 429, "the bucket never ran out"
-    assert refused.headers.get("retry-after", "").isdigit()
-    left = capacity - deletes * delete_cost
-    refilled = (elapsed + 1) * per_second
-    low, high = left // upload_cost, int((left + refilled) // upload_cost)
-    assert low <= len(staged_by_limited) <= high, (
-        f"{len(staged_by_limited)} uploads of {upload_cost} units after {deletes} deletes of "
-        f"{delete_cost} fitted a bucket of {capacity}; expected {low}..{high}"
-    )
+# FILE-RATE-COST (uploads 50, staged-file deletes 10, then 429) is decided in test_rate_limits.py
+# by test_media_and_invitation_calls_cost_their_units: its one burst prices the uploads and the
+# deletes together with the other 50-unit calls, so the rate_limit key is drained once for all.

@@ -1,21 +1,20 @@
 """Photos: a staged file claimed through photoUuid on person and user writes, what the record
 shows afterwards (hasPhoto, photoId), the expiry of unclaimed staged files, and the keyed photo
-and thumbnail downloads (format, size, caching, permissions, isolation, not-found, cost).
+and thumbnail downloads (format, size, caching, permissions, isolation, not-found).
 
-Upload and staged-file delete are in test_files.py; signed media links in test_media_links.py.
+Upload and staged-file delete are in test_files.py; signed media links in test_media_links.py;
+the downloads' cost in test_rate_limits.py (one drain of the rate_limit key prices them all).
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-import time
 from typing import Any
 
 import pytest
 from PIL import Image
 
-import spec
 from fixtures.images import jpeg_bytes, png_bytes
 
 UPLOAD = "/api/ws/v1/files/upload"
@@ -266,30 +265,6 @@ def test_photo_without_content_is_404_never_an_empty_200(api, factories) -> None
         _assert_refused(api.get(f"{PHOTOS}/{kind}/{photo_id}"), 404)
 
 
-@pytest.mark.rule("PHOTO-RATE-COST")
-@pytest.mark.rate_limit
-@pytest.mark.requires("control")
-def test_each_download_costs_50(api, client, control, factories, profile) -> None:
-    limited = client("rate_limit")
-    size = profile.bucket("rate_limit")
-    capacity, per_second = size["capacity"], size["refill_per_minute"] / 60
-    costs = {kind: spec.operation(f"download{kind.title()}").rate_cost or 0 for kind in KINDS}
-    photo_id = _photo_id(_with_photo(api, factories)[1])
-    control.advance(capacity / per_second + 5)
-    spent, refused, started = 0, None, time.monotonic()
-    for attempt in range(capacity // min(costs.values()) + 20):
-        kind = KINDS[attempt % 2]
-        response = limited.get(f"{PHOTOS}/{kind}/{photo_id}", retry_429=False)
-        if response.status_code != 200:
-            refused = response
-            break
-        spent += costs[kind]
-    elapsed = time.monotonic() - started
-    control.advance(capacity / per_second + 5)
-    assert refused is not None and refused.status_code == 429, "the bucket never ran out"
-    assert refused.headers.get("retry-after", "").isdigit()
-    refilled = (elapsed + 1) * per_second
-    largest = max(costs.values())
-    assert capacity - largest < spent <= capacity + refilled, (
-        f"downloads worth {spent} units (at {costs}) fitted a bucket of {capacity}"
-    )
+# PHOTO-RATE-COST (photo and thumbnail downloads 50 each, then 429) is decided in
+# test_rate_limits.py by test_media_and_invitation_calls_cost_their_units: its one burst prices
+# both downloads with the other 50-unit calls, so the rate_limit key is drained once for all.
