@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import spec
-from suites.rules._people import ENVELOPE, USER, search, searchable, token, uuids
+from suites.rules._people import ENVELOPE, USER, Record, Shared, search, searchable, token, uuids
 
 USERS = USER.path
 # query parameter of the deprecated list -> the user field it filters on
@@ -53,12 +53,31 @@ def _stable(api: Any, body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
     pytest.fail("the user population kept changing during the comparison")
 
 
+@pytest.fixture(scope="module")
+def shared() -> Shared:
+    return Shared()
+
+
+@pytest.fixture
+def pair(request, shared, api, factories) -> tuple[str, Record, Record]:
+    """Two users of the run, each with a token of its own, sharing exactly their last name (the
+    first's); with the first's token. Shared: the tests only search and list them, each
+    asserting on these two alone."""
+
+    def build() -> tuple[str, Record, Record]:
+        mark = token(factories)
+        first = Record(*_user(api, factories, mark))
+        second = _user(api, factories, token(factories), lastName=first.body["lastName"])
+        return mark, first, Record(*second)
+
+    return shared.get(request, "pair", build)
+
+
 @pytest.mark.rule("USER-SEARCH-UNKNOWN-FIELD")
 @pytest.mark.parametrize("name", ["mobile", "identityNumber", "username"])
-def test_unknown_criterion_is_ignored(api, factories, name: str) -> None:
-    mark = token(factories)
-    _, body = _user(api, factories, mark)
-    _user(api, factories, token(factories))
+def test_unknown_criterion_is_ignored(api, pair, name: str) -> None:
+    # The value is the first user's: were the criterion applied, fewer users would be found.
+    mark, body = pair[0], pair[1].body
     criterion = {name: body[name] if name != "username" else mark}
     answer, unfiltered = _stable(api, criterion)
     assert answer["totalCount"] == unfiltered["totalCount"] >= 2, "the criterion filtered"
@@ -67,11 +86,10 @@ def test_unknown_criterion_is_ignored(api, factories, name: str) -> None:
 
 # -- the deprecated list -----------------------------------------------------------------
 @pytest.mark.rule("USER-LIST-DEPRECATED")
-def test_deprecated_list_filters_and_pages(api, factories) -> None:
+def test_deprecated_list_filters_and_pages(api, pair) -> None:
     assert spec.operation("listUsersDeprecated").raw.get("deprecated") is True
     # Two users sharing exactly one last name; every other field differs.
-    first, body = _user(api, factories, token(factories))
-    second, _ = _user(api, factories, token(factories), lastName=body["lastName"])
+    first, body, second = pair[1].uuid, pair[1].body, pair[2].uuid
     shared = {"last_name": body["lastName"]}
     response = api.get(USERS, params=shared)
     assert response.status_code == 200, response.text

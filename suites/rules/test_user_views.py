@@ -3,7 +3,10 @@
 hosted invitations cancelled, credentials unlinked and every way of acting for the user gone.
 The hard delete and the QR code are tested with the person's in test_people_search.py.
 
-Each test creates its own host and invitations. Windows are placed relative to the TARGET's
+The views are read from hosts the tests share (module fixtures): one holding three open
+invitations that nothing changes, and one to which each window test adds its own invitations
+(and asserts on those alone). The delete cascade deletes hosts of its own. Windows are placed
+relative to the TARGET's
 clock (the control plane's when there is one, else real time with margins of days); the exact
 62-day and 365-day edges need the control plane.
 """
@@ -16,7 +19,7 @@ from typing import Any
 import pytest
 
 import spec
-from suites.rules._people import CREDENTIALS, USER, created, credential, iso, read_record
+from suites.rules._people import CREDENTIALS, USER, Shared, created, credential, iso, read_record
 
 USERS = USER.path
 INVITES = "/api/ws/v1/invites"
@@ -70,11 +73,42 @@ def _param_range(operation_id: str, name: str) -> tuple[int, int]:
     return int(schema["minimum"]), int(schema["maximum"])
 
 
+# -- the hosts the tests share -------------------------------------------------------------
+@pytest.fixture(scope="module")
+def shared() -> Shared:
+    return Shared()
+
+
+@pytest.fixture
+def hosted(request, shared, api, factories, amws_run) -> tuple[str, dict[str, str]]:
+    """A host with three invitations open now (two PIN, one QR code): the host and
+    registrationId -> type. Shared: the tests only list and read them (nothing cancels or
+    answers them), and each asserts on exactly these three."""
+
+    def build() -> tuple[str, dict[str, str]]:
+        host, now = _host(api, factories), _now(amws_run)
+        made = {}
+        for days, kind in ((2, "PIN"), (2, "QR_CODE"), (3, "PIN")):
+            starts, ends = now - timedelta(minutes=5), now + timedelta(days=days)
+            made[_invite(api, factories, host, starts, ends, type=kind)] = kind
+        return host, made
+
+    return shared.get(request, "hosted", build)
+
+
+@pytest.fixture
+def window_host(request, shared, api, factories) -> str:
+    """A host for the window tests: each adds invitations of its own and asserts only that
+    those inside are listed and those outside are not, so they can share it."""
+    return shared.get(request, "window_host", lambda: _host(api, factories))
+
+
 # -- the invites window ------------------------------------------------------------------
 @pytest.mark.rule("USER-INVITES-WINDOW")
-def test_invites_cover_62_days_back_to_365_ahead(api, factories, amws_run) -> None:
-    host, other = _host(api, factories), _host(api, factories)
-    now, day = _now(amws_run), timedelta(days=1)
+def test_invites_cover_62_days_back_to_365_ahead(
+    api, factories, amws_run, window_host, hosted
+) -> None:
+    host, now, day = window_host, _now(amws_run), timedelta(days=1)
     inside = {
         _invite(api, factories, host, now - 40 * day, now - 39 * day),
         _invite(api, factories, host, now - timedelta(hours=1), now + day),
@@ -83,7 +117,7 @@ def test_invites_cover_62_days_back_to_365_ahead(api, factories, amws_run) -> No
     outside = {
         _invite(api, factories, host, now - 80 * day, now - 70 * day),
         _invite(api, factories, host, now + 400 * day, now + 401 * day),
-        _invite(api, factories, other, now - timedelta(hours=1), now + day),
+        *hosted[1],  # another host's, open now
     }
     listed = set(_listed(api, host))
     assert inside <= listed, f"invitations inside the window are missing: {inside - listed}"
@@ -92,8 +126,8 @@ def test_invites_cover_62_days_back_to_365_ahead(api, factories, amws_run) -> No
 
 @pytest.mark.rule("USER-INVITES-WINDOW")
 @pytest.mark.requires("control")
-def test_invites_window_edges(api, factories, amws_run) -> None:
-    host = _host(api, factories)
+def test_invites_window_edges(api, factories, amws_run, window_host) -> None:
+    host = window_host
     now, margin, hour = _now(amws_run), timedelta(hours=3), timedelta(hours=1)
     # Wholly inside, an hour from each edge; wholly outside, an hour beyond it.
     inside = {
@@ -109,25 +143,12 @@ def test_invites_window_edges(api, factories, amws_run) -> None:
     assert not outside & listed, "an invitation just outside an edge of the window is listed"
 
 
-def _two_kinds(api: Any, factories: Any, amws_run: Any, host: str) -> dict[str, str]:
-    """A PIN and a QR code invitation of ``host``, open now: type -> registrationId."""
-    now = _now(amws_run)
-    return {
-        kind: _invite(api, factories, host, now - timedelta(minutes=5), now + timedelta(days=2),
-                      type=kind)
-        for kind in ("PIN", "QR_CODE")
-    }  # fmt: skip
-
-
 @pytest.mark.rule("USER-INVITES-ENTRY-FIELDS")
-def test_invite_entries_carry_the_documented_fields(
-    api, factories, amws_run, control_or_none
-) -> None:
-    host = _host(api, factories)
-    made = _two_kinds(api, factories, amws_run, host)
+def test_invite_entries_carry_the_documented_fields(api, hosted, control_or_none) -> None:
+    host, made = hosted
     listed = _listed(api, host)
-    assert set(made.values()) == set(listed)
-    for kind, registration in made.items():
+    assert set(made) == set(listed)
+    for registration, kind in made.items():
         entry = listed[registration]
         assert set(entry) >= ENTRY_FIELDS, f"missing {sorted(ENTRY_FIELDS - set(entry))}"
         # The invitation read names only some of these fields (doc1 § Visitor invitation):
@@ -142,30 +163,25 @@ def test_invite_entries_carry_the_documented_fields(
     if control_or_none is not None:
         answer = control_or_none.controller_credentials()
         held = [c for controller in answer for c in controller["credentials"]]
-        for kind, registration in made.items():
+        for registration, kind in made.items():
             entry = listed[registration]
             codes = {c["identifier"] for c in held if c.get("holderUuid") == entry["visitorId"]}
             assert codes == {entry["accessCode"]}, (kind, codes, entry["accessCode"])
 
 
 @pytest.mark.rule("USER-INVITES-TYPE-FIELD")
-def test_invite_entry_type_names_the_credential(api, factories, amws_run) -> None:
-    host = _host(api, factories)
-    made = _two_kinds(api, factories, amws_run, host)
+def test_invite_entry_type_names_the_credential(api, hosted) -> None:
+    host, made = hosted
     listed = _listed(api, host)
-    for kind, registration in made.items():
+    for registration, kind in made.items():
         assert listed[registration].get("type") == kind, listed[registration]
 
 
 # -- registrations -----------------------------------------------------------------------
 @pytest.mark.rule("USER-REGISTRATIONS-PAGING")
-def test_registrations_are_paged(api, factories, amws_run) -> None:
+def test_registrations_are_paged(api, hosted) -> None:
     low, high = _param_range("listUserRegistrations", "limit")
-    host, now = _host(api, factories), _now(amws_run)
-    made = {
-        _invite(api, factories, host, now + timedelta(days=i), now + timedelta(days=i + 1))
-        for i in range(3)
-    }
+    host, made = hosted[0], set(hosted[1])
     page = _registrations(api, host)
     assert set(page) >= {"entries", "startIndex", "countReturned", "totalCount"}
     assert (page["startIndex"], page["countReturned"], page["totalCount"]) == (0, 3, 3)
@@ -181,12 +197,8 @@ def test_registrations_are_paged(api, factories, amws_run) -> None:
 
 
 @pytest.mark.rule("USER-REGISTRATIONS-STATUS")
-def test_registration_status_filter_and_fallback(api, factories, amws_run) -> None:
-    host, now = _host(api, factories), _now(amws_run)
-    made = {
-        _invite(api, factories, host, now - timedelta(hours=1), now + timedelta(days=i + 1))
-        for i in range(2)
-    }
+def test_registration_status_filter_and_fallback(api, hosted) -> None:
+    host, made = hosted[0], set(hosted[1])
     everything = _registrations(api, host)
     assert set(_ids(everything)) == made, "ALL (the default) does not list every registration"
     assert _registrations(api, host, status="ALL") == everything
@@ -200,11 +212,10 @@ def test_registration_status_filter_and_fallback(api, factories, amws_run) -> No
 
 
 @pytest.mark.rule("USER-REGISTRATIONS-ENTRY")
-def test_registration_entries_carry_their_state(api, factories, amws_run) -> None:
-    host = _host(api, factories)
-    made = _two_kinds(api, factories, amws_run, host)
+def test_registration_entries_carry_their_state(api, hosted) -> None:
+    host, made = hosted
     entries = _registrations(api, host)["entries"]
-    assert {e["registrationId"] for e in entries} == set(made.values())
+    assert {e["registrationId"] for e in entries} == set(made)
     for entry in entries:
         assert set(entry) >= ENTRY_FIELDS, f"missing {sorted(ENTRY_FIELDS - set(entry))}"
         assert entry.get("registrationStatus") in REGISTRATION_STATES, entry
@@ -250,15 +261,15 @@ def _credential(api: Any, factories: Any, amws_run: Any, user: str) -> str:
 # The invitation's status field is ours (INV-RECORD-SHAPE): no documented field shows the
 # cancellation, so this rule is reported but cannot decide certification.
 @pytest.mark.rule("USER-DELETE-CANCELS-INVITES", "INV-RECORD-SHAPE")
-def test_delete_cancels_hosted_invitations(api, factories, amws_run) -> None:
-    host, other, now = _host(api, factories), _host(api, factories), _now(amws_run)
-    hosted = [
+def test_delete_cancels_hosted_invitations(api, factories, amws_run, hosted) -> None:
+    host, now = _host(api, factories), _now(amws_run)
+    doomed = [
         _invite(api, factories, host, now - timedelta(hours=1), now + timedelta(days=1)),
         _invite(api, factories, host, now + timedelta(days=5), now + timedelta(days=6)),
     ]
-    kept = _invite(api, factories, other, now - timedelta(hours=1), now + timedelta(days=1))
+    kept = next(iter(hosted[1]))  # another host's, open now
     assert api.delete(f"{USERS}/{host}").status_code == 200
-    for registration in hosted:
+    for registration in doomed:
         response = api.get(f"{INVITES}/{registration}")
         assert response.status_code == 200, "the cancelled invitation cannot be read"
         assert response.json()["status"] == "VISIT_CANCELLED", response.json()["status"]
