@@ -179,17 +179,20 @@ def unknown_code(length: int = 24) -> str:
 
 
 def issue(
-    api: Any, factories: Any, reader: Reader, window: tuple[float, float] = (-1, 24), **fields: Any
+    api: Any,
+    factories: Any,
+    reader: Reader,
+    holder: str,
+    window: tuple[float, float] = (-1, 24),
+    **fields: Any,
 ) -> tuple[str, str, str]:
-    """A person's credential allowed at the reader's point (window in hours from the target's
-    now), with ``fields`` replacing the factory's: (uuid, code, person)."""
-    person = api.post("/api/ws/v1/persons", json=factories.person())
-    assert person.status_code == 201, person.text
+    """A credential of ``holder`` allowed at the reader's point (window in hours from the
+    target's now), with ``fields`` replacing the factory's: (uuid, code, holder)."""
     code = factories.tag("vr")
     if len(code) > length_range("virtualRead", "code")[1]:
         code = unknown_code()
     body = factories.credential(
-        personUuid=person.json()["uuid"],
+        personUuid=holder,
         uniqueIdentifier=code,
         accessControlListUuids=[reader.acl],
         activeDate=reader.at(window[0]),
@@ -198,7 +201,92 @@ def issue(
     body = {k: v for k, v in {**body, **fields}.items() if v is not None}
     response = api.post(CREDENTIALS, json=body)
     assert response.status_code == 201, response.text
-    return response.json()["uuid"], code, person.json()["uuid"]
+    return response.json()["uuid"], code, holder
+
+
+# -- records shared by the module ----------------------------------------------------------
+# A reader's decision and a list read change nothing about a credential without a use limit,
+# so the credentials below are issued once per module and presented or listed by every test
+# that only needs one of their kind; tests that consume uses, change a credential or need one
+# issued at a given moment issue their own. Their windows are a day or more from the
+# target's now; this module moves the clock by minutes only (Reader.pass_minute).
+@pytest.fixture(scope="module")
+def holder(api: Any, factories: Any) -> str:
+    """The person holding the module's credentials: no test reads anything of the holder but
+    its uuid, and none changes it."""
+    person = api.post("/api/ws/v1/persons", json=factories.person())
+    assert person.status_code == 201, person.text
+    return person.json()["uuid"]
+
+
+@pytest.fixture(scope="module")
+def valid(api: Any, factories: Any, reader: Reader, holder: str) -> tuple[str, str, str]:
+    """A valid credential without a use limit, open now: (uuid, code, holder)."""
+    return issue(api, factories, reader, holder)
+
+
+@pytest.fixture(scope="module")
+def not_yet_active(api: Any, factories: Any, reader: Reader, holder: str) -> tuple[str, str]:
+    return issue(api, factories, reader, holder, (24, 48))[:2]
+
+
+@pytest.fixture(scope="module")
+def expired(api: Any, factories: Any, reader: Reader, holder: str) -> tuple[str, str]:
+    return issue(api, factories, reader, holder, (-48, -24))[:2]
+
+
+@pytest.fixture(scope="module")
+def created_disabled(api: Any, factories: Any, reader: Reader, holder: str) -> tuple[str, str]:
+    return issue(api, factories, reader, holder, enabled=False)[:2]
+
+
+@pytest.fixture(scope="module")
+def listless(api: Any, factories: Any, reader: Reader, holder: str) -> tuple[str, str]:
+    """A credential with no access control list (never given one)."""
+    return issue(api, factories, reader, holder, accessControlListUuids=[])[:2]
+
+
+@pytest.fixture(scope="module")
+def deleted(api: Any, factories: Any, reader: Reader, holder: str) -> tuple[str, str]:
+    uuid, code, _ = issue(api, factories, reader, holder)
+    response = api.delete(f"{CREDENTIALS}/{uuid}")
+    assert response.status_code == 200, response.text
+    return uuid, code
+
+
+@pytest.fixture(scope="module")
+def pinned(api: Any, factories: Any, reader: Reader, holder: str) -> tuple[str, int]:
+    """A PIN credential: (uuid, pin)."""
+    pin = secrets.randbelow(900000) + 100000
+    uuid = issue(api, factories, reader, holder, readerType="PIN", uniqueIdentifier=None, pin=pin)
+    return uuid[0], pin
+
+
+def _second_factor_types() -> list[str]:
+    factors = {"PIN", "ID", "MVL", "LPR"}  # the combined reader types of the spec's enum
+    return [
+        t
+        for t in enum_values("createCredential", "readerType")
+        if len(t.split("_")) > 1 and set(t.split("_")) <= factors
+    ]
+
+
+@pytest.fixture(scope="module")
+def second_factor_codes(api: Any, factories: Any, reader: Reader, holder: str) -> list[str]:
+    """The code of a credential of every combined reader type."""
+    return [
+        issue(api, factories, reader, holder, readerType=reader_type)[1]
+        for reader_type in _second_factor_types()
+    ]
+
+
+@pytest.fixture(scope="module")
+def host(api: Any, factories: Any) -> str:
+    """The host user of the module's invitations: the tests change their invitations, never
+    the host."""
+    created = api.post("/api/ws/v1/users", json=factories.user())
+    assert created.status_code == 201, created.text
+    return created.json()["uuid"]
 
 
 def listed(reader: Reader, path: str, device: dict[str, str] | None = None) -> dict[str, dict]:
@@ -266,7 +354,7 @@ def test_authorization_header_changes_nothing(reader, profile, path) -> None:
 
 
 @pytest.mark.rule("READER-PATHS-EQUIVALENT", "READER-RESPONSE-FORMAT")
-def test_qr_paths_answer_like_the_general_paths(reader, api, factories) -> None:
+def test_qr_paths_answer_like_the_general_paths(reader, factories, valid) -> None:
     code = unknown_code()
     bodies = [reader.body(code), reader.body(), reader.body("x" * 40), reader.body(code)]
     bodies[3]["uuid"] = factories.bad_uuid()
@@ -274,7 +362,7 @@ def test_qr_paths_answer_like_the_general_paths(reader, api, factories) -> None:
         general, qr = reader.post(READ, body), reader.post(QR_READ, body)
         outcome(general, general.status_code)
         assert (qr.status_code, qr.json()) == (general.status_code, general.json())
-    issue(api, factories, reader)
+    # ``valid`` is on the list: the two lists are compared with an entry in them.
     assert listed(reader, LIST) == listed(reader, QR_LIST)
 
 
@@ -282,8 +370,8 @@ def test_qr_paths_answer_like_the_general_paths(reader, api, factories) -> None:
 @pytest.mark.physical
 @pytest.mark.rule("READER-200-GRANT-BODY", "READER-RESPONSE-FORMAT", "READER-PATHS-EQUIVALENT")
 @pytest.mark.parametrize("path", READS)
-def test_valid_credential_is_granted(reader, api, factories, path) -> None:
-    body = outcome(reader.post(path, reader.body(issue(api, factories, reader)[1])), 200)
+def test_valid_credential_is_granted(reader, valid, path) -> None:
+    body = outcome(reader.post(path, reader.body(valid[1])), 200)
     assert body["code"] == "200", body
     assert body["reason"] == "granted" and isinstance(body.get("message"), str), body
 
@@ -309,9 +397,11 @@ def test_answer_code_is_the_http_status_as_text(reader, profile, ledger, path) -
 @pytest.mark.physical
 @pytest.mark.rule("CRED-ENABLED-FLAG")
 @pytest.mark.parametrize("path", READS)
-def test_credential_created_disabled_is_denied(reader, api, factories, path) -> None:
-    disabled = issue(api, factories, reader, enabled=False)[1]
-    enabled = issue(api, factories, reader, enabled=True)[1]
+def test_credential_created_disabled_is_denied(
+    reader, api, factories, holder, created_disabled, path
+) -> None:
+    disabled = created_disabled[1]
+    enabled = issue(api, factories, reader, holder, enabled=True)[1]
     relays = reader.relays()
     assert reader.post(path, reader.body(disabled)).status_code == 401
     assert reader.relays() == relays
@@ -323,12 +413,13 @@ def test_credential_created_disabled_is_denied(reader, api, factories, path) -> 
 @pytest.mark.requires("control")
 @pytest.mark.rule("READER-200-EVENT-AND-RELAY", "READER-PATHS-EQUIVALENT")
 @pytest.mark.parametrize("path", READS)
-def test_grant_fires_the_relay_once_and_logs_the_entry(reader, api, factories, path) -> None:
-    uuid, code, _ = issue(api, factories, reader)
-    relays = reader.relays()
+def test_grant_fires_the_relay_once_and_logs_the_entry(reader, valid, path) -> None:
+    uuid, code, _ = valid
+    relays, logged = reader.relays(), reader.logbook()
     outcome(reader.post(path, reader.body(code)), 200)
     assert reader.relays() == relays + 1
-    events = [e for e in reader.logbook() if e.get("credential") == uuid]
+    # Only this grant's entries: other tests present the shared credential too.
+    events = [e for e in reader.logbook()[len(logged) :] if e.get("credential") == uuid]
     assert [(e["result"], e["point"]) for e in events] == [("granted", reader.point)]
 
 
@@ -348,9 +439,9 @@ def test_unknown_code_is_denied_every_time_and_logged(reader, path) -> None:
 @pytest.mark.rule("READER-401-NOT-ALLOWED-HERE", "READER-401-RECORDED-FINAL")
 @pytest.mark.parametrize("path", READS)
 def test_credential_without_a_list_for_the_point_is_denied_until_given_one(
-    reader, api, factories, path
+    reader, api, factories, holder, path
 ) -> None:
-    uuid, code, _ = issue(api, factories, reader, accessControlListUuids=[], useLimit=1)
+    uuid, code, _ = issue(api, factories, reader, holder, accessControlListUuids=[], useLimit=1)
     relays, logged = reader.relays(), reader.logbook()
     for _ in range(2):
         outcome(reader.post(path, reader.body(code)), 401)
@@ -366,8 +457,8 @@ def test_credential_without_a_list_for_the_point_is_denied_until_given_one(
 @pytest.mark.physical
 @pytest.mark.rule("READER-401-OUTSIDE-WINDOW", "READER-401-RECORDED-FINAL")
 @pytest.mark.parametrize("path", READS)
-def test_credential_outside_its_window_is_denied(reader, api, factories, path) -> None:
-    codes = [issue(api, factories, reader, window)[1] for window in ((24, 48), (-48, -24))]
+def test_credential_outside_its_window_is_denied(reader, not_yet_active, expired, path) -> None:
+    codes = [not_yet_active[1], expired[1]]
     relays = reader.relays()
     for code in codes:  # not yet active; expired
         for _ in range(2):
@@ -378,14 +469,16 @@ def test_credential_outside_its_window_is_denied(reader, api, factories, path) -
 @pytest.mark.physical
 @pytest.mark.rule("READER-USE-LIMIT-CONSUMED", "READER-LIST-ENTRY-SHAPE")
 @pytest.mark.parametrize(("path", "list_path"), PAIRS)
-def test_each_grant_uses_up_one_admission(reader, api, factories, path, list_path) -> None:
-    limited, code, _ = issue(api, factories, reader, useLimit=2)
+def test_each_grant_uses_up_one_admission(
+    reader, api, factories, holder, valid, path, list_path
+) -> None:
+    limited, code, _ = issue(api, factories, reader, holder, useLimit=2)
     for left in (2, 1):
         assert listed(reader, list_path)[limited]["useLimit"] == left
         outcome(reader.post(path, reader.body(code)), 200)
     assert limited not in listed(reader, list_path)
     outcome(reader.post(path, reader.body(code)), 401)
-    unlimited, code, _ = issue(api, factories, reader)
+    unlimited, code, _ = valid  # no use limit: grants leave it as it is
     for _ in range(3):
         outcome(reader.post(path, reader.body(code)), 200)
     assert listed(reader, list_path)[unlimited]["useLimit"] is None
@@ -394,17 +487,12 @@ def test_each_grant_uses_up_one_admission(reader, api, factories, path, list_pat
 @pytest.mark.physical
 @pytest.mark.rule("READER-415-SECOND-FACTOR")
 @pytest.mark.parametrize("path", READS)
-def test_credential_needing_a_second_factor_answers_415(reader, api, factories, path) -> None:
-    factors = {"PIN", "ID", "MVL", "LPR"}  # the combined reader types of the spec's enum
-    types = [
-        t
-        for t in enum_values("createCredential", "readerType")
-        if len(t.split("_")) > 1 and set(t.split("_")) <= factors
-    ]
+def test_credential_needing_a_second_factor_answers_415(reader, second_factor_codes, path) -> None:
+    types = _second_factor_types()
     assert {"PIN_ID", "PIN_MVL", "PIN_LPR", "MVL_ID"} <= set(types)
+    assert len(second_factor_codes) == len(types)
     relays = reader.relays()
-    for reader_type in types:
-        code = issue(api, factories, reader, readerType=reader_type)[1]
+    for code in second_factor_codes:
         outcome(reader.post(path, reader.body(code)), 415)
     assert reader.relays() == relays
 
@@ -422,12 +510,10 @@ def test_device_on_no_access_control_point_answers_424(reader, profile, path) ->
 @pytest.mark.rule("READER-VISIT-STATUS-AS-PHYSICAL", "READER-VISIT-CHECK-IN")
 @pytest.mark.parametrize("updated", [False, True], ids=["created", "updated"])
 @pytest.mark.parametrize("path", READS)
-def test_first_grant_checks_the_visitor_in(reader, api, factories, path, updated) -> None:
-    host = api.post("/api/ws/v1/users", json=factories.user())
-    assert host.status_code == 201, host.text
+def test_first_grant_checks_the_visitor_in(reader, api, factories, host, path, updated) -> None:
     visits = []
     for start in (-1, 24):  # open now; opens tomorrow (its code is denied today)
-        sent = {**factories.invite(host.json()["uuid"]), "activation": reader.at(start)}
+        sent = {**factories.invite(host), "activation": reader.at(start)}
         created = api.post(INVITES, json={**sent, "expiry": reader.at(start + 8)})
         assert created.status_code == 201, created.text
         visits.append((created.json()["registrationId"], created.json()["accessCode"]))
@@ -445,32 +531,30 @@ def test_first_grant_checks_the_visitor_in(reader, api, factories, path, updated
 # -- the list --------------------------------------------------------------------------------
 @pytest.mark.rule("READER-LIST-ENTRY-SHAPE", "READER-LIST-ONLY-VALID")
 @pytest.mark.parametrize("path", LISTS)
-def test_list_entry_has_the_valid_credential_shape(reader, api, factories, path) -> None:
-    uuid, code, person = issue(api, factories, reader)
+def test_list_entry_has_the_valid_credential_shape(reader, valid, pinned, path) -> None:
+    uuid, code, person = valid
     entry = listed(reader, path)[uuid]
     assert set(entry) >= ENTRY_FIELDS, ENTRY_FIELDS - set(entry)
     assert (entry["holderUuid"], entry["code"], entry["status"]) == (person, code, "ACTIVE")
     assert entry["pin"] is None and entry["useLimit"] is None
-    pin = secrets.randbelow(900000) + 100000
-    pinned = issue(api, factories, reader, readerType="PIN", uniqueIdentifier=None, pin=pin)[0]
-    assert listed(reader, path)[pinned]["pin"] == pin
+    pinned_uuid, pin = pinned
+    assert listed(reader, path)[pinned_uuid]["pin"] == pin
 
 
 @pytest.mark.rule("READER-LIST-ONLY-VALID")
 @pytest.mark.parametrize("path", LISTS)
-def test_list_holds_only_credentials_the_device_would_admit(reader, api, factories, path) -> None:
-    valid = issue(api, factories, reader)[0]
+def test_list_holds_only_credentials_the_device_would_admit(
+    reader, valid, not_yet_active, expired, created_disabled, listless, deleted, path
+) -> None:
     left_out = {
-        "not yet active": issue(api, factories, reader, (24, 48))[0],
-        "expired": issue(api, factories, reader, (-48, -24))[0],
-        "disabled": issue(api, factories, reader, enabled=False)[0],
-        "no list for the point": issue(api, factories, reader, accessControlListUuids=[])[0],
-        "deleted": issue(api, factories, reader)[0],
+        "not yet active": not_yet_active[0],
+        "expired": expired[0],
+        "disabled": created_disabled[0],
+        "no list for the point": listless[0],
+        "deleted": deleted[0],
     }
-    deleted = api.delete(f"{CREDENTIALS}/{left_out['deleted']}")
-    assert deleted.status_code == 200, deleted.text
     entries = listed(reader, path)
-    assert valid in entries
+    assert valid[0] in entries
     assert [why for why, uuid in left_out.items() if uuid in entries] == []
 
 
@@ -485,9 +569,11 @@ def test_nothing_valid_gives_an_empty_array(reader, profile, path) -> None:
 
 @pytest.mark.rule("READER-LIST-SNAPSHOT")
 @pytest.mark.parametrize("path", LISTS)
-def test_code_issued_after_a_list_is_only_in_the_next_list(reader, api, factories, path) -> None:
+def test_code_issued_after_a_list_is_only_in_the_next_list(
+    reader, api, factories, holder, path
+) -> None:
     before = listed(reader, path)
-    uuid = issue(api, factories, reader)[0]
+    uuid = issue(api, factories, reader, holder)[0]
     assert uuid not in before
     assert uuid in listed(reader, path)
 
