@@ -60,14 +60,40 @@ def _list_ops() -> list[spec.Operation]:
     return [o for o in spec.operations() if o.keyed and o.method == "GET" and not o.path_parameters]
 
 
-@pytest.mark.rule("CONV-UUID-IDENTIFIERS", "CONV-RESPONSE-CONFORMS")
-def test_identifiers_are_uuids(api, factories) -> None:
+@pytest.fixture(scope="module")
+def population(api, factories) -> dict[str, Any]:
+    """One record of every kind the convention tests walk, and what both of them read.
+
+    ``made``: kind -> uuid, the person and the user referencing every kind they can hold
+    (``person_refs``, ``user_refs``), the credential held by that person; ``person``/``user``:
+    their reads; ``lists``: the answer of every list operation, asked after all were made.
+    Shared: the camelCase and the identifier tests only read these answers and records."""
     refs = {f: create(api, factories, kind_of(f))[0] for f in PERSON_REFS}
     person = api.post(f"{V1}/persons", json=factories.person(**refs)).json()["uuid"]
     user_refs = {f: refs.get(f) or create(api, factories, kind_of(f))[0] for f in USER_REFS}
     user = api.post(f"{V1}/users", json=factories.user(**user_refs)).json()["uuid"]
-    documents = [read(api, "person", person), read(api, "user", user)]
-    documents += [api.get(op.path).json() for op in _list_ops()]
+    made = {kind_of(f): uuid for f, uuid in user_refs.items()} | {"person": person, "user": user}
+    made |= {kind_of(f): uuid for f, uuid in refs.items()}
+    answer = api.post(f"{V1}/credentials", json=factories.credential(personUuid=person))
+    assert answer.status_code == 201, answer.text
+    made["credential"] = answer.json()["uuid"]
+    for kind in RESOURCES:
+        if kind not in made:
+            made[kind] = create(api, factories, kind)[0]
+    return {
+        "made": made,
+        "person_refs": refs,
+        "user_refs": user_refs,
+        "person": read(api, "person", person),
+        "user": read(api, "user", user),
+        "lists": [api.get(op.path).json() for op in _list_ops()],
+    }
+
+
+@pytest.mark.rule("CONV-UUID-IDENTIFIERS", "CONV-RESPONSE-CONFORMS")
+def test_identifiers_are_uuids(api, factories, population: dict[str, Any]) -> None:
+    refs, user_refs = population["person_refs"], population["user_refs"]
+    documents = [population["person"], population["user"], *population["lists"]]
     for document in documents:
         for name, value in walk(document):
             if IDENTIFIER.search(name) or name in REFERENCES:
@@ -133,14 +159,14 @@ def test_non_uuid_path_value_answers_422(api, factories, ledger, op, param) -> N
 
 # -- camelCase, references ---------------------------------------------------------------
 @pytest.mark.rule("CONV-CAMELCASE-RESPONSES")
-def test_response_fields_are_camel_case(api, factories, ledger) -> None:
-    documents = []
-    for kind in RESOURCES:
-        uuid, _ = create(api, factories, kind)
-        documents.append(read(api, kind, uuid))
-    documents += [api.get(op.path).json() for op in spec.operations()
-                  if op.keyed and op.method == "GET" and not op.path_parameters]  # fmt: skip
-    host = create(api, factories, "user")[0]
+def test_response_fields_are_camel_case(api, factories, ledger, population: dict[str, Any]) -> None:
+    made = population["made"]
+    # The person and user reads and the lists come from the shared population (asked once).
+    documents = [population["person"], population["user"], *population["lists"]]
+    documents += [
+        read(api, kind, made[kind]) for kind in RESOURCES if kind not in ("person", "user")
+    ]
+    host = made["user"]  # only hosts the invitation
     invite = api.post(f"{V1}/invites", json=factories.invite(host)).json()
     documents += [invite, api.get(f"{V1}/invites/{invite['registrationId']}").json()]
     documents.append(api.get(f"{V1}/persons/{ledger.fresh_uuid()}").json())
