@@ -25,6 +25,23 @@ def settings(profile) -> dict[str, Any]:
     return profile.data["keys"]["encrypted"]
 
 
+# The two fixtures below skip a test the key's settings leave unseen before ``watchlist`` (named
+# after them) creates anything.
+@pytest.fixture(scope="module")
+def override(settings: dict[str, Any]) -> set[str]:
+    """The key's override list."""
+    found = set(settings.get("fields") or [])
+    if not found:
+        pytest.skip("not configured: keys.encrypted has no override list")
+    return found
+
+
+@pytest.fixture(scope="module")
+def without_override(settings: dict[str, Any]) -> None:
+    if settings.get("fields"):
+        pytest.skip("not configured: keys.encrypted names an override list (the default is unseen)")
+
+
 def _listed(settings: dict[str, Any]) -> set[str]:
     """The key's override list when it has a non-empty one, else the default list."""
     return set(settings.get("fields") or spec.openapi()["x-default-encrypted-fields"])
@@ -38,11 +55,18 @@ def _wire(body: dict[str, Any], fields: set[str], settings: dict[str, Any]) -> d
     }
 
 
-def _samples(api: Any, factories: Any) -> list[tuple[str, str, dict[str, Any]]]:
+@pytest.fixture(scope="module")
+def watchlist(api: Any, factories: Any) -> str:
+    """The watchlist holding the sample entries. Shared: the tests add entries to it and
+    read only those back, never the watchlist itself."""
+    response = api.post(f"{API}/watchlists", json=factories.watchlist())
+    assert response.status_code == 201
+    return response.json()["uuid"]
+
+
+def _samples(factories: Any, watchlist: str) -> list[tuple[str, str, dict[str, Any]]]:
     """(create path, read path template, plain body) for records with many string fields."""
-    watchlist = api.post(f"{API}/watchlists", json=factories.watchlist())
-    assert watchlist.status_code == 201
-    entries = f"{API}/watchlists/{watchlist.json()['uuid']}/entries"
+    entries = f"{API}/watchlists/{watchlist}/entries"
     return [
         (f"{API}/persons", f"{API}/persons/{{}}", factories.person()),
         (entries, f"{entries}/{{}}", factories.watchlist_entry()),
@@ -55,12 +79,12 @@ def _samples(api: Any, factories: Any) -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def _check_travel(
-    api, caller, factories, settings, encrypted: set[str], plain: set[str]
+    api, caller, factories, watchlist: str, settings, encrypted: set[str], plain: set[str]
 ) -> set[str]:
     """Send and read back records; return the fields of ``encrypted | plain`` it could observe."""
     secret, iv = settings["secret"], settings["iv"]
     seen: set[str] = set()
-    for create, read, body in _samples(api, factories):
+    for create, read, body in _samples(factories, watchlist):
         strings = {k for k, v in body.items() if isinstance(v, str)}
         made = caller.post(create, json=_wire(body, encrypted, settings), raw=True, checks=False)
         assert made.status_code == 201, (create, made.status_code)
@@ -82,12 +106,12 @@ def _check_travel(
 
 @pytest.mark.rule("AUTH-PAYLOAD-ENCRYPTION")
 def test_listed_fields_are_encrypted_both_ways_and_others_are_plain(
-    api, client, factories, settings
+    api, client, factories, watchlist, settings
 ) -> None:
     listed = _listed(settings)
     samples = {"firstName", "lastName", "email", "mobile", "identityNumber", "name", "reason"}
     caller = client("encrypted")
-    seen = _check_travel(api, caller, factories, settings, listed, samples - listed)
+    seen = _check_travel(api, caller, factories, watchlist, settings, listed, samples - listed)
     if not seen & listed:
         pytest.skip("not configured: the key's encrypted fields occur in none of the samples")
     assert seen - listed, "no field off the list was observed"
@@ -112,13 +136,12 @@ def test_listed_fields_in_lists_are_encrypted(api, client, factories, settings) 
 
 
 @pytest.mark.rule("AUTH-ENCRYPTION-OVERRIDE-LIST")
-def test_override_list_replaces_the_default_list(api, client, factories, settings) -> None:
-    override = set(settings.get("fields") or [])
-    if not override:
-        pytest.skip("not configured: keys.encrypted has no override list")
+def test_override_list_replaces_the_default_list(
+    api, client, factories, settings, override, watchlist
+) -> None:
     default = set(spec.openapi()["x-default-encrypted-fields"])
     seen = _check_travel(
-        api, client("encrypted"), factories, settings, override, default - override
+        api, client("encrypted"), factories, watchlist, settings, override, default - override
     )
     if not seen & (default - override):
         pytest.skip("not configured: every sample default field is also on the override list")
@@ -126,10 +149,10 @@ def test_override_list_replaces_the_default_list(api, client, factories, setting
 
 
 @pytest.mark.rule("AUTH-ENCRYPTION-DEFAULT-FIELDS")
-def test_default_list_is_encrypted_without_an_override(api, client, factories, settings) -> None:
-    if settings.get("fields"):
-        pytest.skip("not configured: keys.encrypted names an override list (the default is unseen)")
+def test_default_list_is_encrypted_without_an_override(
+    api, client, factories, settings, without_override, watchlist
+) -> None:
     default = set(spec.openapi()["x-default-encrypted-fields"])
     plain = {"firstName", "lastName", "name"} - default
-    seen = _check_travel(api, client("encrypted"), factories, settings, default, plain)
+    seen = _check_travel(api, client("encrypted"), factories, watchlist, settings, default, plain)
     assert seen & default, "no default-list field was observed"
