@@ -3,12 +3,14 @@
 from harness._client import SafetyError, TargetClient
 from harness._control import ControlPlane, ControlPlaneError
 from harness._profile import Profile, ProfileError, load
+from harness._run import Run
 
 __all__ = [
     "ControlPlane",
     "ControlPlaneError",
     "Profile",
     "ProfileError",
+    "Run",
     "SafetyError",
     "TargetClient",
     "load",

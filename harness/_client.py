@@ -61,6 +61,11 @@ class Session:
     assumed_operations: set[str] = field(default_factory=set)
     spend: Spend = field(default_factory=Spend)
 
+    @property
+    def booking(self) -> str:
+        """Whom what is spent now is booked to: a shared set-up, the preflight, or the test."""
+        return self.spend.current or self.current_test
+
     def redact(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, "[redacted]")
@@ -185,7 +190,7 @@ class TargetClient:
 
     # -- steps ------------------------------------------------------------------------
     def _book(self, op: spec.Operation | None, status: int, retry_429: bool) -> None:
-        spend, test = self.session.spend, self.session.current_test
+        spend, test = self.session.spend, self.session.booking
         if op is None or not op.keyed:
             spend.book(test, self.bucket, 0)  # keyless: throttled, but no bucket of a key
             return
@@ -288,7 +293,7 @@ class TargetClient:
                 delete_path_for(op, params, new),
                 self.name,
                 op.operation_id,
-                self.session.current_test,
+                self.session.booking,
             )
 
     def _record(self, method: str, response: httpx.Response, body: Any) -> None:

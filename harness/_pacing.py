@@ -23,6 +23,7 @@ class Pacer:
         share: int = 1,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        on_wait: Callable[[float], None] | None = None,
     ) -> None:
         # Parallel workers pacing one key each get an equal share of it.
         self.capacity = capacity / share
@@ -32,6 +33,7 @@ class Pacer:
         self._sleep = sleep
         self._stamp = clock()
         self._lock = threading.Lock()
+        self._on_wait = on_wait  # told before a pause, so a paced run does not look hung
         self.waited = 0.0
         self.spent = 0
 
@@ -47,11 +49,19 @@ class Pacer:
             need = min(cost, self.capacity) - self._tokens
             if need > 0:
                 pause = need / self.rate
+                if self._on_wait is not None:
+                    self._on_wait(pause)
                 self._sleep(pause)
                 self.waited += pause
                 self._refill()
             self._tokens -= cost
             self.spent += cost
+
+    def available(self) -> float:
+        """Units the model holds now."""
+        with self._lock:
+            self._refill()
+            return self._tokens
 
     def drained(self) -> None:
         """The target said 429: the bucket is empty whatever the model thought."""

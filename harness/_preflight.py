@@ -37,10 +37,9 @@ def run(target: Run) -> None:
         "rate_limit": 200,
         "encrypted": 200,
     }
-    session.current_test = PREFLIGHT
     full = target.client("full")
     assert full is not None
-    try:
+    with session.spend.booked_to(PREFLIGHT):
         listed = full.request("GET", _PROBE, checks=False)
         if listed.status_code != 200:
             raise PreflightError(f"keys.full cannot read ({_PROBE} answered {listed.status_code})")
@@ -73,5 +72,3 @@ def run(target: Run) -> None:
                     )
         finally:
             full.request("DELETE", f"{_PROBE}/{probe}", checks=False)
-    finally:
-        session.current_test = ""

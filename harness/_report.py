@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import spec
-from harness._spend import FAILED_AUTH, merge
+from harness._preflight import PREFLIGHT
+from harness._spend import FAILED_AUTH, SETUP, merge
+
+NOT_RUN = "not run ("  # the prefix of the reasons a test was not started: plan, time
 
 if TYPE_CHECKING:
     from harness._run import Run
@@ -77,6 +80,7 @@ class Collector:
         self.tests: dict[str, dict[str, Any]] = {}
         self.summary_line = ""
         self.workers: list[dict[str, Any]] = []  # worker_output() of each xdist worker
+        self.plan: dict[str, Any] | None = None  # the run plan, as Schedule.describe() says
 
     def absorb(self, output: dict[str, Any]) -> None:
         """Add one xdist worker's :func:`worker_output` (the controller has no run of its own)."""
@@ -102,11 +106,15 @@ class Collector:
             "violations": [tuple(v) for part in parts for v in part["violations"]],
         }
 
-    def collected(self, items: list[pytest.Item]) -> None:
+    def collected(self, items: list[pytest.Item], reason: str | None = None) -> None:
+        """Tests of the run; with ``reason``, tests it will not start (a plan left them out)."""
         for item in items:
-            rules = [r for m in item.iter_markers("rule") for r in m.args]
-            key = report_key(item.nodeid, item.location)
-            self.tests[key] = {"rules": rules, "outcome": "not-run", "reason": None}
+            self.tests[report_key(item.nodeid, item.location)] = {
+                "rules": [r for m in item.iter_markers("rule") for r in m.args],
+                "covers": [c for m in item.iter_markers("covers") for c in m.args],
+                "outcome": "not-run",
+                "reason": reason,
+            }
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         entry = self.tests.setdefault(
@@ -128,8 +136,10 @@ class Collector:
         if report.skipped and report.when in ("setup", "call"):
             reason = (
                 report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-            )
-            entry.update(outcome="skipped", reason=reason.removeprefix("Skipped: "))
+            ).removeprefix("Skipped: ")
+            # A test the run chose not to start (out of time) was not run, not skipped.
+            not_run = reason.startswith(NOT_RUN)
+            entry.update(outcome="not-run" if not_run else "skipped", reason=reason)
         elif report.failed:
             entry.update(outcome="failed", reason=report.longreprtext[-3000:])
             for name, value in report.user_properties:
@@ -145,15 +155,24 @@ class Collector:
             return False
         return all(level.get(rule) != "assumed" for rule in entry["rules"])
 
-    def _tests(self, spend: dict[str, Any]) -> dict[str, dict[str, Any]]:
-        """Per test: outcome, rules, and what it spent (its records' cleanup included)."""
+    def _tests(self, spend: dict[str, Any], level: dict[str, str]) -> dict[str, dict[str, Any]]:
+        """Per test: outcome, rules, what it may decide, and what it spent (its records'
+        cleanup included; shared set-ups apart, named in ``uses``)."""
         return {
             nodeid: {
                 "outcome": entry["outcome"],
                 "rules": entry["rules"],
+                # The normative rules this test's outcome may decide (none when it also
+                # checks an assumed rule or reached an operation of assumed shape).
+                "decides": [r for r in entry["rules"] if level.get(r) == "normative"]
+                if self._binding(nodeid, level)
+                else [],
+                "covers": entry.get("covers", []),
                 "units": spend["by_test"].get(nodeid, {}),
                 "requests": spend["requests"].get(nodeid, 0),
+                "uses": spend["uses"].get(nodeid, []),
                 "seconds": round(entry.get("seconds", 0.0), 3),
+                "target_seconds": spend["target_seconds"].get(nodeid, 0),
             }
             for nodeid, entry in self.tests.items()
         }
@@ -205,7 +224,12 @@ class Collector:
             else:
                 verdict = "not-run"
             skips = sorted(
-                {self.tests[t]["reason"] for t in judged if self.tests[t]["outcome"] == "skipped"}
+                {
+                    self.tests[t]["reason"]
+                    for t in judged
+                    if self.tests[t]["outcome"] in ("skipped", "not-run")
+                    and self.tests[t]["reason"]
+                }
             )
             verdicts[rule.id] = {
                 "verdict": verdict,
@@ -224,12 +248,18 @@ class Collector:
         verdicts = self.verdicts(run)
         normative = {k: v for k, v in verdicts.items() if v["certifies"]}
         counts = Counter(v["verdict"] for v in normative.values())
-        conformant = bool(normative) and counts["passed"] == len(normative)
+        if counts["failed"]:
+            verdict = "not conformant"
+        elif normative and counts["passed"] == len(normative):
+            verdict = "conformant"
+        else:
+            verdict = "incomplete"  # nothing failed, but not every rule was decided
         not_certifiable = sorted(
             k for k, v in verdicts.items() if v["level"] == "normative" and not v["certifies"]
         )
         merged = self._merged(run)
         coverage = merged["coverage"]
+        level = {rule.id: rule.level for rule in spec.rules()}
         failures = {
             nodeid: {
                 "reason": e["reason"],
@@ -253,7 +283,9 @@ class Collector:
                 "rules_sha256": _file_hash("rules.yaml"),
             },
             "target": run.describe(),
-            "verdict": "conformant" if conformant else "not conformant",
+            "verdict": verdict,
+            "plan": self.plan,
+            "forecast_minutes": (self.plan or {}).get("forecast_minutes"),
             "normative_summary": {
                 k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "not-run")
             },
@@ -269,7 +301,12 @@ class Collector:
             "cleanup_problems": merged["cleanup_problems"],
             "rate_units": rate_units(merged["spend"], merged["waited"]),
             "cleanup_deletes_already_gone": merged["cleanup_gone"],
-            "tests": self._tests(merged["spend"]),
+            "tests": self._tests(merged["spend"], level),
+            "setups": {
+                name: {"units": units, "requests": merged["spend"]["requests"].get(name, 0)}
+                for name, units in merged["spend"]["by_test"].items()
+                if name.startswith((SETUP, PREFLIGHT))
+            },
             "exit_status": int(session.exitstatus),
         }
 

@@ -5,21 +5,23 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import httpx
 
+import spec
 from harness._client import Session, TargetClient
 from harness._control import ControlPlane
 from harness._embedded import EmbeddedServer
 from harness._ledger import Entry, Ledger
 from harness._pacing import Pacer
 from harness._profile import Profile, load
-from harness._spend import FAILED_AUTH
+from harness._spend import FAILED_AUTH, SETUP
 
+T = TypeVar("T")
 BAD_HEADERS = {
     # Deliberately failing ways to authenticate, each with its own pacing (400 units a try).
     "missing": None,
@@ -51,8 +53,12 @@ class Run:
     _embedded: EmbeddedServer | None = None
     _clients: dict[str, TargetClient] = field(default_factory=dict)
     _pacers: dict[str, Pacer] = field(default_factory=dict)
+    _shared: dict[str, Any] = field(default_factory=dict)
     started: bool = False
     _clock_client: ControlPlane | Literal[False] | None = None  # False: the target has none
+    latency: float = 0.005  # seconds per request, measured on the preflight
+    # Told, with the bucket's name, before the client pauses for a bucket's refill.
+    on_wait: Callable[[str, float], None] | None = None
 
     def load_profile(self) -> Profile | None:
         """Validate an explicit profile early (a bad one stops the run before any test)."""
@@ -81,8 +87,14 @@ class Run:
 
     def _pacer(self, bucket: str, size: dict[str, int]) -> Pacer:
         if bucket not in self._pacers:
+            notify = self.on_wait
+
+            def waiting(seconds: float) -> None:
+                if notify is not None:
+                    notify(bucket, seconds)
+
             self._pacers[bucket] = Pacer(
-                size["capacity"], size["refill_per_minute"], share=_workers()
+                size["capacity"], size["refill_per_minute"], share=_workers(), on_wait=waiting
             )
         return self._pacers[bucket]
 
@@ -156,6 +168,46 @@ class Run:
             return time.time()
         return self._clock_client.now().timestamp()
 
+    def shared(self, name: str, make: Callable[[], T]) -> T:
+        """A value made once per run and shared by the tests that ask for it (records several
+        tests only read). What making it spends is booked to the set-up ``name``, and each
+        asking test is recorded as using it, so a plan knows what keeping a test costs."""
+        assert self.session is not None
+        spend = self.session.spend
+        setup = f"{SETUP}{name}"
+        spend.used(self.session.current_test, setup)
+        if name not in self._shared:
+            with spend.booked_to(setup):
+                self._shared[name] = make()
+        return self._shared[name]  # type: ignore[no-any-return]
+
+    def pass_time(self, seconds: float) -> None:
+        """Let ``seconds`` pass on the target: its clock moves where it has a control plane,
+        else the run sleeps that long in real time (the forecast counts those)."""
+        if self._clock_client is None:
+            self._clock_client = self.control() or False
+        if self._clock_client is False:
+            time.sleep(seconds)
+        else:
+            self._clock_client.advance(seconds)
+        if self.session is not None:
+            self.session.spend.passed(self.session.booking, seconds)
+
+    def tokens_now(self) -> dict[str, float]:
+        """What each paced bucket holds now, as the client's model sees it."""
+        return {name: pacer.available() for name, pacer in self._pacers.items()}
+
+    def pending_cleanup(self) -> dict[str, int]:
+        """Units per bucket the cleanup of what the run made so far will spend."""
+        spent: dict[str, int] = {}
+        if self.session is None:
+            return spent
+        for entry in self.session.ledger.pending:
+            found = spec.match("DELETE", entry.delete_path or "")
+            if found:
+                spent[entry.key] = spent.get(entry.key, 0) + int(found[0].rate_cost or 0)
+        return spent
+
     def waited_seconds(self) -> dict[str, float]:
         """Seconds each bucket's pacer held requests back."""
         return {name: round(pacer.waited, 1) for name, pacer in self._pacers.items()}
@@ -175,14 +227,12 @@ class Run:
 
         def send(entry: Entry) -> httpx.Response:
             # Booked to the test that created the record: its removal is part of its cost.
-            session.current_test = entry.test
-            with self.cleanup_client(entry) as client:
+            with session.spend.booked_to(entry.test), self.cleanup_client(entry) as client:
                 return client.request(
                     "DELETE", entry.delete_path or "", checks=False, allow_foreign=True
                 )
 
         self.cleanup_problems += session.ledger.cleanup(send)
-        session.current_test = ""
 
     def stop(self) -> None:
         try:

@@ -6,12 +6,18 @@ authentication charge when it was a 401. Units are booked per bucket (the key's 
 ``failed_auth`` for the deliberately bad headers) and per test, so the planner's cost table
 can be measured from a run. Records the run's cleanup deletes are booked to the test that
 created them: removing a record is part of what creating it costs.
+
+What a shared set-up spends (a module- or session-scoped fixture, or a value made once with
+:meth:`harness._run.Run.shared`) is booked to the set-up, under a ``setup:`` name, and every test
+that uses it says so in ``uses``: a plan that keeps any of those tests pays for it once.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +25,7 @@ import spec
 
 FAILED_AUTH_COST = spec.rate_limit().failed_authentication_cost
 FAILED_AUTH = "failed_auth"  # the bucket name of the deliberately failing headers
+SETUP = "setup:"  # prefix of the names shared set-ups are booked under
 
 
 def answered_cost(operation: spec.Operation, status: int) -> int:
@@ -38,7 +45,29 @@ class Spend:
     by_test: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     requests: Counter[str] = field(default_factory=Counter)
     unplanned_429: int = 0
+    uses: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    # Seconds a test asked to pass on the target (a clock move, or a sleep where the target
+    # has no control plane): a plan's forecast adds them where they are real time.
+    target_seconds: Counter[str] = field(default_factory=Counter)
+    current: str = ""  # whom a request is booked to now: a test, a set-up, the preflight
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @contextmanager
+    def booked_to(self, name: str) -> Iterator[None]:
+        """Book what the block spends to ``name`` instead of the current test."""
+        before, self.current = self.current, name
+        try:
+            yield
+        finally:
+            self.current = before
+
+    def passed(self, name: str, seconds: float) -> None:
+        with self._lock:
+            self.target_seconds[name] += seconds
+
+    def used(self, test: str, setup: str) -> None:
+        with self._lock:
+            self.uses[test].add(setup)
 
     def book(self, test: str, bucket: str, units: int) -> None:
         with self._lock:
@@ -60,6 +89,8 @@ class Spend:
                 "by_test": {t: dict(c) for t, c in self.by_test.items()},
                 "requests": dict(self.requests),
                 "unplanned_429": self.unplanned_429,
+                "uses": {t: sorted(u) for t, u in self.uses.items()},
+                "target_seconds": dict(self.target_seconds),
             }
 
 
@@ -68,8 +99,13 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     units: Counter[str] = Counter()
     requests: Counter[str] = Counter()
     by_test: dict[str, Counter[str]] = defaultdict(Counter)
+    uses: dict[str, set[str]] = defaultdict(set)
+    target_seconds: Counter[str] = Counter()
     unplanned = 0
     for part in parts:
+        target_seconds.update(part.get("target_seconds", {}))
+        for test, setups in part.get("uses", {}).items():
+            uses[test].update(setups)
         units.update(part["units"])
         requests.update(part["requests"])
         for test, spent in part["by_test"].items():
@@ -80,4 +116,6 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
         "by_test": {t: dict(c) for t, c in by_test.items()},
         "requests": dict(requests),
         "unplanned_429": unplanned,
+        "uses": {t: sorted(u) for t, u in uses.items()},
+        "target_seconds": dict(target_seconds),
     }

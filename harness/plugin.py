@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,15 +20,19 @@ import spec
 from fixtures import Factories
 from harness._client import TargetClient
 from harness._control import ControlPlane
-from harness._preflight import PreflightError
+from harness._plan import PLAN_LEFT_OUT, PLANS, CostTable
+from harness._preflight import PREFLIGHT, PreflightError
 from harness._preflight import run as preflight
 from harness._profile import Profile, ProfileError
 from harness._receiver import Receiver
 from harness._report import Collector, report_key, worker_output
 from harness._run import Run
+from harness._schedule import TIME_LEFT_OUT, Schedule, default_plan
+from harness._spend import SETUP
 
 RUN_KEY = pytest.StashKey[Run]()
 COLLECTOR_KEY = pytest.StashKey[Collector]()
+SCHEDULE_KEY = pytest.StashKey[Schedule]()
 MARKERS = {
     "rule(*ids)": "the rule ids of spec/rules.yaml this test verifies",
     "requires(capability)": "skip unless the profile configures it (a key name, control, "
@@ -35,6 +41,8 @@ MARKERS = {
     "rate_limit": "exhausts a rate-limit bucket (uses the rate_limit key)",
     "webhooks": "needs the webhook receiver",
     "slow": "takes seconds, not milliseconds",
+    "covers(*elements)": "coverage elements a run plan asks for beside the rules "
+    "(harness/plans.yaml), e.g. permission:Write Users",
 }
 NOT_CONFIGURED = "not configured"
 KEY_NAMES = ("full", "readonly", "none", "disabled", "other_system", "rate_limit", "encrypted")
@@ -105,6 +113,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only the tests tagged with one of these comma-separated rule ids",
     )
     group.addoption(
+        "--plan",
+        choices=PLANS,
+        default=None,
+        help="gate (a small pull-request subset), certify (every certifying normative rule, "
+        "cheapest by the measured cost table) or deep (everything); profile: plan; default: "
+        "certify unless the profile raises the full key's and the failed-auth buckets",
+    )
+    group.addoption(
+        "--cost-table",
+        metavar="FILE",
+        default=None,
+        help="the measured per-test costs a plan is chosen by (default: the shipped table; "
+        "amws-conformance costs --output FILE measures one)",
+    )
+    group.addoption(
+        "--max-minutes",
+        type=float,
+        default=None,
+        metavar="M",
+        help="start no test the forecast says would not end, with its cleanup, within M "
+        "minutes of the start; those are reported as not run (time)",
+    )
+    group.addoption(
         "--no-preflight",
         action="store_true",
         default=False,
@@ -152,10 +183,30 @@ def pytest_configure(config: pytest.Config) -> None:
             int(run.run_id[:8], 16) if all(c in "0123456789abcdef" for c in run.run_id[:8]) else 0
         )
     config.stash[RUN_KEY] = run
+    chosen = config.getoption("--plan") or (run.profile.data.get("plan") if run.profile else None)
+    # A fault matrix picks its own tests; a plan would only hide some from a fault.
+    name = "deep" if run.fault_matrix else chosen or default_plan(run.profile)
+    table = config.getoption("--cost-table")
+    if table and not Path(table).is_file():
+        raise pytest.UsageError(f"--cost-table {table}: no such file")
+    schedule = Schedule.for_run(name, CostTable.load(Path(table)) if table else None)
+    minutes = config.getoption("--max-minutes")
+    if minutes is not None:
+        schedule.deadline = time.monotonic() + minutes * 60
+    config.stash[SCHEDULE_KEY] = schedule
+    run.on_wait = lambda bucket, seconds: _say_wait(config, bucket, seconds)
     collector = Collector(config.getoption("--conformance-report"))
     config.stash[COLLECTOR_KEY] = collector
     config.pluginmanager.register(collector, "amws-collector")
     _ACTIVE.append(config)
+
+
+def _say_wait(config: pytest.Config, bucket: str, seconds: float) -> None:
+    """A paced run is quiet for minutes; say why, so it does not look hung."""
+    if seconds >= 5 and config.pluginmanager.get_plugin("terminalreporter") is not None:
+        config.get_terminal_writer().line(
+            f"amws: waiting {seconds:.0f} s for the {bucket} bucket to refill"
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -232,7 +283,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # One switch per fault: the tests of a fault run together.
         kept = [i for i in items if i not in idle]
         items[:] = sorted(kept, key=lambda i: str(_fault_of(i)))
+    keys = [report_key(i.nodeid, i.location) for i in items]
+    kept_flags = config.stash[SCHEDULE_KEY].keep(keys)
+    left_out = [i for i, k in zip(items, kept_flags, strict=True) if not k]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [i for i, k in zip(items, kept_flags, strict=True) if k]
     config.stash[COLLECTOR_KEY].collected(items)
+    config.stash[COLLECTOR_KEY].collected(left_out, PLAN_LEFT_OUT)
 
 
 def _rules_of(item: pytest.Item) -> list[str]:
@@ -247,14 +305,59 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     physical = item.get_closest_marker("physical") is not None
     if not needs and not physical and not _uses_target(item):
         return
-    profile = _started(run)
+    profile = _started(run, item.config)
+    key = report_key(item.nodeid, item.location)
+    schedule = item.config.stash[SCHEDULE_KEY]
+    if not schedule.fits(key, run, run.pending_cleanup()):
+        pytest.skip(f"{TIME_LEFT_OUT}: the forecast says it would end after --max-minutes")
     for capability in needs:
         if not _has(run, profile, capability):
             pytest.skip(f"{NOT_CONFIGURED}: the profile has no {_where(capability)}")
     if physical and not run.physical_allowed:
         pytest.skip(f"{NOT_ALLOWED}: physical actions are off (allow.physical or --allow-physical)")
     if run.session is not None:
-        run.session.current_test = report_key(item.nodeid, item.location)
+        run.session.current_test = key
+        for setup in _setups_of(item):
+            run.session.spend.used(key, setup)
+
+
+def _setup_name(node_id: str, argname: str, index: int | None) -> str:
+    return f"{SETUP}{node_id}::{argname}" + ("" if index is None else f"[{index}]")
+
+
+_SCOPE_NODES: dict[str, type[pytest.Node]] = {
+    "class": pytest.Class,
+    "module": pytest.Module,
+    "package": pytest.Package,
+    "session": pytest.Session,
+}
+
+
+def _setups_of(item: pytest.Item) -> list[str]:
+    """The shared (module-, class-, package- or session-scoped) fixtures the test uses, by
+    the names their set-up is booked under."""
+    info = getattr(item, "_fixtureinfo", None)
+    callspec = getattr(item, "callspec", None)
+    found = []
+    for argname in getattr(item, "fixturenames", ()):
+        defs = info.name2fixturedefs.get(argname) if info else None
+        if not defs or defs[-1].scope not in _SCOPE_NODES:
+            continue
+        node = item.getparent(_SCOPE_NODES[defs[-1].scope])
+        index = callspec.indices.get(argname) if callspec and defs[-1].params else None
+        found.append(_setup_name(node.nodeid if node else "", argname, index))
+    return found
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Any:
+    """Book what a shared fixture spends to its set-up, not to the first test that asks."""
+    run = request.config.stash.get(RUN_KEY, None)
+    if run is None or run.session is None or fixturedef.scope not in _SCOPE_NODES:
+        return (yield)
+    index = getattr(request, "param_index", None) if fixturedef.params else None
+    with run.session.spend.booked_to(_setup_name(request.node.nodeid, fixturedef.argname, index)):
+        return (yield)
 
 
 def _uses_target(item: pytest.Item) -> bool:
@@ -281,14 +384,21 @@ def _has(run: Run, profile: Profile, capability: str) -> bool:
     return bool(profile.section(capability))
 
 
-def _started(run: Run) -> Profile:
+def _started(run: Run, config: pytest.Config) -> Profile:
     if run.started:
         assert run.profile is not None
         return run.profile
     try:
         profile = run.start()
         if not run.skip_preflight:
+            began = time.monotonic()
             preflight(run)
+            assert run.session is not None
+            asked = run.session.spend.requests.get(PREFLIGHT, 0)
+            run.latency = (time.monotonic() - began) / max(1, asked)
+        if not hasattr(config, "workerinput"):
+            line = config.stash[SCHEDULE_KEY].line(profile, run.latency)
+            config.get_terminal_writer().line(line)
     except ProfileError as error:
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except PreflightError as error:
@@ -340,6 +450,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 session.config.get_terminal_writer().line(
                     "cleanup left records behind: " + "; ".join(problems), red=True
                 )
+            collector.plan = session.config.stash[SCHEDULE_KEY].describe()
             collector.write(run, session)
         matrix_out = session.config.getoption("--fault-matrix-out")
         if matrix_out:
@@ -367,7 +478,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 def amws_run(request: pytest.FixtureRequest) -> Run:
     """The run: profile, clients and ledger; starts the embedded server on first use."""
     run = request.config.stash[RUN_KEY]
-    _started(run)
+    _started(run, request.config)
     return run
 
 

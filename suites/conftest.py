@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
-from harness import ControlPlane
+from harness import ControlPlane, Run
 
 
 @pytest.fixture(scope="session")
@@ -21,17 +20,10 @@ def control_or_none(request: pytest.FixtureRequest) -> ControlPlane | None:
 
 
 @pytest.fixture(scope="session")
-def wait(control_or_none: ControlPlane | None) -> Callable[[float], None]:
+def wait(amws_run: Run) -> Callable[[float], None]:
     """Lets ``seconds`` pass on the target: its control-plane clock moves where it has one,
-    else the test sleeps that long in real time."""
-
-    def wait(seconds: float) -> None:
-        if control_or_none is None:
-            time.sleep(seconds)
-        else:
-            control_or_none.advance(seconds)
-
-    return wait
+    else the test sleeps that long in real time (and the plan's forecast counts it)."""
+    return amws_run.pass_time
 
 
 @pytest.fixture

@@ -74,13 +74,23 @@ def _rules(op: spec.Operation, way: str) -> list[str]:
     return rules
 
 
+def _covers(op: spec.Operation, way: str) -> list[str]:
+    """What a case samples for a run plan (harness/plans.yaml): a permission refused to a key
+    that lacks it, or a way of failing authentication on a read or on a write."""
+    if _expected(op, way) == 403:
+        return [f"permission:{op.permission}"]
+    if _expected(op, way) == 401:
+        return [f"failed-auth:{way}:{'read' if _kind(op) == 'read' else 'write'}"]
+    return []
+
+
 def _cases() -> list[Any]:
     cases = []
     for op in spec.operations():
         if not op.keyed:
             continue
         for way in WAYS:
-            marks = [pytest.mark.rule(*_rules(op, way))]
+            marks = [pytest.mark.rule(*_rules(op, way)), pytest.mark.covers(*_covers(op, way))]
             if way in ("readonly", "none", "disabled"):
                 marks.append(pytest.mark.requires(way))
             if way == "full" and _kind(op) == "trigger":
@@ -246,12 +256,6 @@ def _relay_count(control: ControlPlane, point: str, full: bool) -> int:
     return sum(1 for e in events if e.get("point") == point and (e.get("key") == "full") is full)
 
 
-@pytest.fixture(scope="module")
-def shared() -> dict[str, Any]:
-    """The records of each read operation, made once for all its ways."""
-    return {}
-
-
 def _caller(client: Any, way: str) -> tuple[Any, dict[str, str]]:
     if way == "unknown":
         # A fresh value of valid length per case: no target holds it, and its own bucket is full.
@@ -261,18 +265,21 @@ def _caller(client: Any, way: str) -> tuple[Any, dict[str, str]]:
 
 @pytest.mark.parametrize(("op_id", "way"), _cases())
 def test_permission_matrix(
-    api, client, factories, profile, control_or_none, shared, op_id: str, way: str
+    amws_run, api, client, factories, profile, control_or_none, op_id: str, way: str
 ) -> None:
     op = spec.operation(op_id)
     kind, expected = _kind(op), _expected(op, way)
     caller, headers = _caller(client, way)
-    if kind in ("read", "trigger") and op_id in shared:
-        world, params, json, files = shared[op_id]  # reads change nothing: one set-up serves all
-    else:
+
+    def make() -> tuple[World, dict[str, str], Any, Any]:
         world = World(api, factories, profile)
         params = world.params(op_id)
-        json, files = world.body(op_id, params)
-        shared[op_id] = (world, params, json, files)
+        return world, params, *world.body(op_id, params)
+
+    # Reads and triggers change nothing: one set-up serves every way of calling them, and the
+    # run books it apart, so a plan keeping any one case pays for it once.
+    shared = kind in ("read", "trigger")
+    world, params, json, files = amws_run.shared(f"matrix:{op_id}", make) if shared else make()
     path = _concrete(op.path, params)
     read = _read_path(path) if kind == "change" else None
     before = _snapshot(api, read) if read else None

@@ -1,0 +1,108 @@
+"""``amws-conformance costs``: measure the cost table the run planner selects tests by.
+
+It runs every suite (the deep plan) against an embedded reference server and keeps, per test
+and per shared set-up, the units each bucket was charged for the answered requests, the
+number of requests, the seconds it took and the time it asked to pass on the target. The
+table is committed (``harness/costs.json``); a project test fails when it goes stale.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness._plan import COST_TABLE, CostTable
+from harness._preflight import PREFLIGHT
+from harness._spend import SETUP
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def table_from_report(document: dict[str, Any]) -> CostTable:
+    """The cost table a deep run's ``report.json`` measured."""
+    setups = {
+        name: entry
+        for name, entry in document["setups"].items()
+        if name.startswith(SETUP) and entry["units"]
+    }
+    tests = {}
+    for nodeid, entry in document["tests"].items():
+        tests[nodeid] = {
+            "units": entry["units"],
+            "requests": entry["requests"],
+            "seconds": entry["seconds"],
+            "target_seconds": entry["target_seconds"],
+            # Only the set-ups that cost something are worth the planner's attention.
+            "uses": [u for u in entry["uses"] if u in setups],
+            "decides": entry["decides"],
+            "covers": entry["covers"],
+        }
+    measured = {
+        "at": document["generated_at"],
+        "commit": _commit(),
+        "outcomes": _outcomes(document),
+        "preflight": document["setups"].get(PREFLIGHT, {}),
+    }
+    return CostTable(tests=tests, setups=setups, measured=measured)
+
+
+def _outcomes(document: dict[str, Any]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for entry in document["tests"].values():
+        counts[entry["outcome"]] = counts.get(entry["outcome"], 0) + 1
+    return counts
+
+
+def _commit() -> str | None:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    return done.stdout.strip() or None
+
+
+def measure(extra: Sequence[str] = ()) -> dict[str, Any]:
+    """Run the suites (deep) against an embedded reference server; its report.json."""
+    with tempfile.TemporaryDirectory(prefix="amws-costs-") as folder:
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "suites",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--plan",
+            "deep",
+            "--conformance-report",
+            folder,
+            *extra,
+        ]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+        report = Path(folder) / "report.json"
+        if done.returncode != 0 or not report.exists():
+            raise RuntimeError(
+                "the suites did not pass, so their costs are not worth a table:\n"
+                + done.stdout[-3000:]
+                + done.stderr[-1000:]
+            )
+        loaded: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+        return loaded
+
+
+def main(output: str | None, from_report: str | None) -> int:
+    if from_report:
+        document = json.loads(Path(from_report).read_text(encoding="utf-8"))
+    else:
+        document = measure()
+    table = table_from_report(document)
+    table.dump(Path(output) if output else COST_TABLE)
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(table.measured["outcomes"].items()))
+    stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    print(f"cost table of {len(table.tests)} tests ({outcomes}) written at {stamp}")
+    return 0

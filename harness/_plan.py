@@ -1,0 +1,221 @@
+"""Run plans: which tests a run starts, chosen by rule coverage and the measured cost table.
+
+- ``deep`` runs everything.
+- ``certify`` is a weighted set cover: the cheapest selection, by the cost table's units, that
+  decides every certifying normative rule and every coverage element ``plans.yaml`` asks for
+  (a sampled permission matrix). A rule only one test decides forces that test in. The
+  contract and stateful suites certify nothing on their own: they join only for a rule no
+  scenario test decides.
+- ``gate`` is the same cover over the short, fixed list of rules in ``plans.yaml``.
+
+A test's cost is its own units plus those of the shared set-ups it uses (module fixtures,
+values made once per run) that no test chosen before it paid for. A plan selects tests; it
+never changes one. What it leaves out is reported as *not run (plan)*.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import spec
+
+PLANS = ("gate", "certify", "deep")
+HERE = Path(__file__).parent
+COST_TABLE = HERE / "costs.json"
+PLAN_FILE = HERE / "plans.yaml"
+PLAN_LEFT_OUT = "not run (plan)"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A test as the planner sees it: what it decides, what it costs, what it shares."""
+
+    nodeid: str
+    decides: frozenset[str]
+    units: Mapping[str, int]
+    requests: int = 0
+    uses: frozenset[str] = frozenset()
+
+
+@dataclass
+class CostTable:
+    """Per test and per shared set-up: units per bucket and requests, as measured by
+    ``amws-conformance costs`` against the reference server; per test also what it decides
+    (its normative rules when its outcome may decide them, and its coverage elements)."""
+
+    tests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    setups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    measured: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path = COST_TABLE) -> CostTable:
+        if not path.exists():
+            return cls()
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(tests=data["tests"], setups=data["setups"], measured=data["measured"])
+
+    def dump(self, path: Path = COST_TABLE) -> None:
+        """Write atomically: a half-written table is never read."""
+        document = {
+            "measured": self.measured,
+            "setups": dict(sorted(self.setups.items())),
+            "tests": dict(sorted(self.tests.items())),
+        }
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+
+    def candidate(self, nodeid: str) -> Candidate:
+        entry = self.tests[nodeid]
+        return Candidate(
+            nodeid,
+            frozenset(entry.get("decides", ())) | frozenset(entry.get("covers", ())),
+            dict(entry.get("units", {})),
+            int(entry.get("requests", 0)),
+            frozenset(entry.get("uses", ())),
+        )
+
+    def setup_units(self, name: str) -> dict[str, int]:
+        return dict(self.setups.get(name, {}).get("units", {}))
+
+
+def stale(
+    table: CostTable,
+    measured: Mapping[str, Mapping[str, Any]],
+    *,
+    tolerance: float = 0.25,
+    slack: int = 200,
+) -> list[str]:
+    """Why the table no longer describes the suites, one line per test (empty: it does).
+
+    A test that ran but is missing from the table, a table entry of a test that no longer
+    exists, or a bucket whose units moved by more than ``tolerance`` of the table's figure
+    and more than ``slack`` units (so cheap tests do not flap on one more read) makes it stale.
+    """
+    problems = []
+    for nodeid, run in measured.items():
+        if nodeid not in table.tests:
+            problems.append(f"{nodeid}: not in the cost table")
+            continue
+        known, now = dict(table.tests[nodeid].get("units", {})), dict(run.get("units", {}))
+        for bucket in sorted(set(known) | set(now)):
+            before, after = known.get(bucket, 0), now.get(bucket, 0)
+            if abs(after - before) > max(slack, tolerance * before):
+                problems.append(f"{nodeid}: {bucket} {before} units in the table, {after} measured")
+    problems += [f"{n}: in the cost table, no such test" for n in table.tests if n not in measured]
+    return problems
+
+
+def plan_rules() -> dict[str, Any]:
+    """``plans.yaml``: the gate's rules and the coverage elements each plan adds."""
+    loaded: dict[str, Any] = yaml.safe_load(PLAN_FILE.read_text(encoding="utf-8"))
+    return loaded
+
+
+def total(units: Mapping[str, int]) -> int:
+    return sum(units.values())
+
+
+def _price(candidate: Candidate, paid: set[str], table: CostTable) -> float:
+    shared = sum(total(table.setup_units(s)) for s in candidate.uses - paid)
+    # Among tests of equal units, fewer requests win (they take less time).
+    return total(candidate.units) + shared + candidate.requests * 1e-3
+
+
+def cover(universe: Iterable[str], pool: Iterable[Candidate], table: CostTable) -> list[Candidate]:
+    """Weighted greedy set cover, then a pass dropping tests the others already cover.
+
+    Forced first: an element only one candidate decides. Elements no candidate decides stay
+    uncovered (the caller reports them). Ties go to the smaller node id, so a table always
+    gives the same plan.
+    """
+    wanted = set(universe)
+    pool = [c for c in pool if c.decides & wanted]
+    deciders: dict[str, list[Candidate]] = {}
+    for candidate in pool:
+        for element in candidate.decides & wanted:
+            deciders.setdefault(element, []).append(candidate)
+    chosen = {only[0].nodeid: only[0] for only in deciders.values() if len(only) == 1}
+    paid = {s for c in chosen.values() for s in c.uses}
+    left = set(deciders) - {e for c in chosen.values() for e in c.decides}
+    while left:
+        best = min(
+            (c for c in pool if c.nodeid not in chosen and c.decides & left),
+            key=lambda c: (_price(c, paid, table) / len(c.decides & left), c.nodeid),
+        )
+        chosen[best.nodeid] = best
+        paid |= best.uses
+        left -= best.decides
+    for candidate in sorted(chosen.values(), key=lambda c: -total(c.units)):
+        others = [c for c in chosen.values() if c is not candidate]
+        if candidate.decides & wanted <= {e for c in others for e in c.decides}:
+            del chosen[candidate.nodeid]
+    return sorted(chosen.values(), key=lambda c: c.nodeid)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A plan's selection: the tests it keeps, and the elements it could not cover."""
+
+    name: str
+    keeps: frozenset[str]
+    uncovered: tuple[str, ...] = ()
+    everything: bool = False
+
+    def selects(self, nodeid: str, table: CostTable) -> bool:
+        # A test the table does not know yet is new: it runs (the staleness test flags it).
+        return self.everything or nodeid in self.keeps or nodeid not in table.tests
+
+
+def certifying_rules(table: CostTable) -> set[str]:
+    """Normative rules some test of the table may decide (the others are informative)."""
+    normative = {rule.id for rule in spec.rules() if rule.normative}
+    return {r for entry in table.tests.values() for r in entry.get("decides", ())} & normative
+
+
+def build(name: str, table: CostTable) -> Plan:
+    """The plan ``name`` over the tests of ``table``."""
+    if name == "deep":
+        return Plan(name, frozenset(table.tests), everything=True)
+    rules = plan_rules()[name]
+    covers = tuple(rules.get("covers", ()))
+    elements = {
+        e
+        for entry in table.tests.values()
+        for e in entry.get("covers", ())
+        if e.startswith(covers) and covers
+    }
+    universe = (certifying_rules(table) if name == "certify" else set(rules["rules"])) | elements
+    candidates = [table.candidate(n) for n in sorted(table.tests)]
+    deep_only = tuple(rules.get("deep_only", ()))
+    scenario = [c for c in candidates if not c.nodeid.startswith(deep_only)] if deep_only else []
+    chosen = cover(universe, scenario or candidates, table)
+    covered = {e for c in chosen for e in c.decides}
+    if deep_only and universe - covered:
+        # A rule only the contract or stateful suites decide: let them in for it.
+        chosen += cover(universe - covered, candidates, table)
+        covered = {e for c in chosen for e in c.decides}
+    return Plan(name, frozenset(c.nodeid for c in chosen), tuple(sorted(universe - covered)), False)
+
+
+def units_of(nodeids: Iterable[str], table: CostTable) -> dict[str, int]:
+    """Units per bucket of running ``nodeids``: their own, and each shared set-up once."""
+    spent: dict[str, int] = {}
+    paid: set[str] = set()
+    for nodeid in nodeids:
+        entry = table.tests.get(nodeid, {})
+        parts = [entry.get("units", {})]
+        for setup in entry.get("uses", ()):
+            if setup not in paid:
+                paid.add(setup)
+                parts.append(table.setup_units(setup))
+        for part in parts:
+            for bucket, units in part.items():
+                spent[bucket] = spent.get(bucket, 0) + units
+    return spent

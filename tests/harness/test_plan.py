@@ -1,0 +1,131 @@
+"""The run planner: set cover over measured costs, shared set-ups paid once, the staleness
+test of the cost table, and the plans' coverage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness._plan import Candidate, CostTable, build, cover, stale, units_of
+
+
+def _table(**tests: dict) -> CostTable:
+    return CostTable(tests=dict(tests), setups={}, measured={})
+
+
+def _c(nodeid: str, decides: set[str], full: int, uses: frozenset[str] = frozenset()) -> Candidate:
+    return Candidate(nodeid, frozenset(decides), {"full": full}, 1, uses)
+
+
+def test_cover_takes_the_cheaper_of_two_deciders() -> None:
+    chosen = cover({"A"}, [_c("t1", {"A"}, 500), _c("t2", {"A"}, 100)], _table())
+    assert [c.nodeid for c in chosen] == ["t2"]
+
+
+def test_a_rule_only_one_test_decides_forces_that_test_in() -> None:
+    pool = [_c("dear", {"A", "B"}, 5000), _c("cheap", {"A"}, 10)]
+    chosen = {c.nodeid for c in cover({"A", "B"}, pool, _table())}
+    assert chosen == {"dear"}  # B forces it in; it covers A too, so cheap is redundant
+
+
+def test_one_test_deciding_two_rules_beats_two_tests_costing_more() -> None:
+    pool = [_c("both", {"A", "B"}, 150), _c("a", {"A"}, 100), _c("b", {"B"}, 100)]
+    assert [c.nodeid for c in cover({"A", "B"}, pool, _table())] == ["both"]
+
+
+def test_a_shared_set_up_is_paid_once() -> None:
+    table = CostTable(setups={"setup:s": {"units": {"full": 1000}}})
+    pool = [
+        _c("u1", {"A"}, 50, frozenset({"setup:s"})),
+        _c("u2", {"B"}, 50, frozenset({"setup:s"})),
+        _c("alone", {"B"}, 300),
+    ]
+    chosen = [c.nodeid for c in cover({"A", "B"}, pool, table)]
+    # A forces u1 (and its set-up) in; then u2 adds 50, not 1050, and beats alone.
+    assert chosen == ["u1", "u2"]
+    table.tests = {"u1": {"units": {"full": 50}, "uses": ["setup:s"]}}
+    table.tests["u2"] = {"units": {"full": 50}, "uses": ["setup:s"]}
+    assert units_of(["u1", "u2"], table) == {"full": 1100}
+
+
+def test_elements_nobody_decides_are_reported_not_invented() -> None:
+    chosen = cover({"A", "Z"}, [_c("t", {"A"}, 1)], _table())
+    assert [c.nodeid for c in chosen] == ["t"]
+
+
+def test_certify_covers_every_certifying_rule_and_prefers_scenario_tests() -> None:
+    table = _table(
+        **{
+            "suites/rules/a.py::t1": {"units": {"full": 300}, "decides": ["DEPT-WRITE-ACK"]},
+            "suites/contract/c.py::t2": {"units": {"full": 10}, "decides": ["DEPT-WRITE-ACK"]},
+            "suites/stateful/s.py::t3": {"units": {"full": 10}, "decides": ["LOC-NOT-FOUND"]},
+            "suites/rules/a.py::t4": {"units": {"full": 1}, "decides": [], "covers": ["x"]},
+        }
+    )
+    plan = build("certify", table)
+    # The contract test is cheaper, but certifies nothing on its own; the stateful one is the
+    # only decider of its rule, so it comes in for it.
+    assert plan.keeps == {"suites/rules/a.py::t1", "suites/stateful/s.py::t3"}
+    assert not plan.uncovered
+
+
+def test_certify_samples_every_permission_of_the_matrix() -> None:
+    tests = {
+        f"m::{op}-{way}": {
+            "units": {way: 30},
+            "decides": ["AUTH-PERMISSION-READ-WRITE"],
+            "covers": [f"permission:{perm}"],
+        }
+        for op, perm in (
+            ("getDepartment", "Read Departments"),
+            ("listDepartments", "Read Departments"),
+            ("createDepartment", "Write Departments"),
+        )
+        for way in ("none", "readonly")
+        if not (way == "readonly" and perm.startswith("Read"))
+    }
+    plan = build("certify", _table(**tests))
+    sampled = {e for n in plan.keeps for e in tests[n]["covers"]}
+    assert sampled == {"permission:Read Departments", "permission:Write Departments"}
+    assert len(plan.keeps) == 2
+
+
+def test_deep_keeps_everything_and_unknown_tests_always_run() -> None:
+    table = _table(**{"known": {"units": {"full": 10}, "decides": []}})
+    assert build("deep", table).selects("known", table)
+    gate = build("gate", table)
+    assert not gate.selects("known", table)
+    assert gate.selects("brand-new-test", table)  # no cost known: run it, never hide it
+
+
+def test_stale_table_names_the_test_and_passes_once_refreshed() -> None:
+    table = _table(a={"units": {"full": 1000}}, b={"units": {"full": 100}}, gone={"units": {}})
+    measured = {
+        "a": {"units": {"full": 1600}},  # moved by 60 %
+        "b": {"units": {"full": 250}},  # moved by 150, within the 200-unit slack
+        "new": {"units": {"full": 30}},
+    }
+    problems = stale(table, measured)
+    assert problems == [
+        "a: full 1000 units in the table, 1600 measured",
+        "new: not in the cost table",
+        "gone: in the cost table, no such test",
+    ]
+    refreshed = CostTable(tests={n: dict(m) for n, m in measured.items()})
+    assert stale(refreshed, measured) == []
+
+
+def test_table_round_trips_atomically(tmp_path: Path) -> None:
+    table = CostTable(tests={"t": {"units": {"full": 1}}}, setups={}, measured={"at": "now"})
+    path = tmp_path / "costs.json"
+    table.dump(path)
+    assert CostTable.load(path).tests == table.tests
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+@pytest.mark.parametrize("name", ["certify", "gate"])
+def test_the_shipped_table_gives_each_plan_full_coverage(name: str) -> None:
+    plan = build(name, CostTable.load())
+    assert plan.keeps, "the shipped cost table is empty"
+    assert not plan.uncovered, plan.uncovered
