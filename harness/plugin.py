@@ -184,8 +184,8 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     config.stash[RUN_KEY] = run
     chosen = config.getoption("--plan") or (run.profile.data.get("plan") if run.profile else None)
-    # A fault matrix picks its own tests; a plan would only hide some from a fault.
-    name = "deep" if run.fault_matrix else chosen or default_plan(run.profile)
+    # A fault matrix draws on every test of a fault's rule unless told to keep to a plan.
+    name = chosen or ("deep" if run.fault_matrix else default_plan(run.profile))
     table = config.getoption("--cost-table")
     if table and not Path(table).is_file():
         raise pytest.UsageError(f"--cost-table {table}: no such file")
@@ -201,12 +201,17 @@ def pytest_configure(config: pytest.Config) -> None:
     _ACTIVE.append(config)
 
 
+def _say(config: pytest.Config, line: str) -> None:
+    """A line of its own on the terminal (not glued to a row of progress dots)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and not hasattr(config, "workerinput"):
+        reporter.write_line(line)
+
+
 def _say_wait(config: pytest.Config, bucket: str, seconds: float) -> None:
     """A paced run is quiet for minutes; say why, so it does not look hung."""
-    if seconds >= 5 and config.pluginmanager.get_plugin("terminalreporter") is not None:
-        config.get_terminal_writer().line(
-            f"amws: waiting {seconds:.0f} s for the {bucket} bucket to refill"
-        )
+    if seconds >= 5:
+        _say(config, f"amws: waiting {seconds:.0f} s for the {bucket} bucket to refill")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -283,7 +288,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # One switch per fault: the tests of a fault run together.
         kept = [i for i in items if i not in idle]
         items[:] = sorted(kept, key=lambda i: str(_fault_of(i)))
-    keys = [report_key(i.nodeid, i.location) for i in items]
+    keys = [_plan_key(i) for i in items]
     kept_flags = config.stash[SCHEDULE_KEY].keep(keys)
     left_out = [i for i, k in zip(items, kept_flags, strict=True) if not k]
     if left_out:
@@ -291,6 +296,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [i for i, k in zip(items, kept_flags, strict=True) if k]
     config.stash[COLLECTOR_KEY].collected(items)
     config.stash[COLLECTOR_KEY].collected(left_out, PLAN_LEFT_OUT)
+
+
+def _plan_key(item: pytest.Item) -> str:
+    """The test's name in the cost table: its report key without a fault matrix's fault."""
+    key, fault = report_key(item.nodeid, item.location), _fault_of(item)
+    if fault is None:
+        return key
+    return key.replace(f"-fault={fault}]", "]").replace(f"[fault={fault}]", "")
 
 
 def _rules_of(item: pytest.Item) -> list[str]:
@@ -396,9 +409,7 @@ def _started(run: Run, config: pytest.Config) -> Profile:
             assert run.session is not None
             asked = run.session.spend.requests.get(PREFLIGHT, 0)
             run.latency = (time.monotonic() - began) / max(1, asked)
-        if not hasattr(config, "workerinput"):
-            line = config.stash[SCHEDULE_KEY].line(profile, run.latency)
-            config.get_terminal_writer().line(line)
+        _say(config, config.stash[SCHEDULE_KEY].line(profile, run.latency))
     except ProfileError as error:
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except PreflightError as error:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import spec
+from harness._plan import PLANS, CostTable, build
 from harness._rulemap import collect
 from reference_server.faults import CATALOGUE, Fault
 
@@ -97,10 +98,12 @@ def _chunks(faults: list[Fault], rule_map: dict[str, list[str]], count: int) -> 
     return [g for g in groups if g]
 
 
-def run_matrix(faults: list[Fault], rule_map: dict[str, list[str]], workers: int) -> list[Outcome]:
+def run_matrix(
+    faults: list[Fault], rule_map: dict[str, list[str]], workers: int, plan: str = "deep"
+) -> list[Outcome]:
     def one(group: list[Fault]) -> dict:
         files = _files_of(rule_map, {f.rule for f in group})
-        return _run_matrix(files, [f.name for f in group]) if files else {}
+        return _run_matrix(files, [f.name for f in group], ["--plan", plan]) if files else {}
 
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
@@ -157,6 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="trust that the suites already passed on the correct server (CI runs them first)",
     )
+    parser.add_argument(
+        "--plan",
+        choices=PLANS,
+        default="deep",
+        help="draw each rule's tests only from this run plan's selection (default: all)",
+    )
     args = parser.parse_args(argv)
     names = args.faults.split(",") if args.faults else list(CATALOGUE)
     unknown = [n for n in names if n not in CATALOGUE]
@@ -164,6 +173,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown fault(s): {', '.join(unknown)}")
     faults = [CATALOGUE[n] for n in names]
     rule_map = collect(args.suites, str(ROOT))
+    if args.plan != "deep":
+        table = CostTable.load()
+        plan = build(args.plan, table)
+        rule_map = {n: r for n, r in rule_map.items() if plan.selects(n, table)}
+        print(f"plan {args.plan}: {len(rule_map)} tests of the suites")
     rules = {f.rule for f in faults}
     if not args.skip_baseline:
         files = _files_of(rule_map, rules)
@@ -189,16 +203,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(baseline.stdout[-3000:])
             return 2
         print(f"baseline: the tests of {len(rules)} rules pass on the correct server")
-    outcomes = run_matrix(faults, rule_map, args.workers)
+    outcomes = run_matrix(faults, rule_map, args.workers, args.plan)
     width = max(len(o.name) for o in outcomes)
     for o in outcomes:
         mark = "killed  " if o.killed else "SURVIVED"
         print(f"{mark} {o.name:{width}}  {o.rule:40} {o.tests:4} tests")
-    document = _summary(outcomes)
+    document = {"plan": args.plan, **_summary(outcomes)}
     killed = sum(o.killed for o in outcomes)
     print(f"\nfault matrix: {len(outcomes)} faults in {outcomes[0].seconds if outcomes else 0} s")
     proven, normative = document["proven_rules"], document["normative_rules"]
-    print(f"\nfaults killed: {killed}/{len(outcomes)} ({100 * killed // len(outcomes)} %)")
+    share = 100 * killed / len(outcomes)
+    print(f"\nfaults killed: {killed}/{len(outcomes)} ({share:.1f} %), plan {args.plan}")
     print(f"normative rules proven: {proven}/{normative} ({100 * proven // normative} %)")
     unproven, reasons = document["unproven_rules"], document["no_fault"]
     print(f"unproven normative rules ({len(unproven)}): " + ("" if unproven else "none"))
