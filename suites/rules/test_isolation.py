@@ -119,18 +119,32 @@ def takes_json(op: spec.Operation) -> bool:
 
 
 class Records:
-    """Records of the first system, made on demand with the full key (one per kind)."""
+    """Records of the first system, made on demand with the full key (one per kind).
 
-    def __init__(self, api: TargetClient, factories: Factories) -> None:
-        self.api, self.f = api, factories
+    Each kind is made once per run and shared by every test asking for it (``Run.shared``
+    books it to a set-up): the other system's calls must leave the records as they were, and
+    each test checks that they did (a snapshot read with the full key before and after), so
+    on a correct target none of them changes. The staged file, which a test deletes with the
+    full key, is made per test."""
+
+    def __init__(self, api: TargetClient, factories: Factories, run: Any) -> None:
+        self.api, self.f, self.run = api, factories, run
         self.ids: dict[str, str] = {}
         self.info: dict[str, dict[str, Any]] = {}
 
     def __getitem__(self, kind: str) -> str:
         if kind not in self.ids:
-            make = getattr(self, f"_{kind}", None)
-            self.ids[kind] = make() if make else self._named(kind)
+            if kind == "staged_file":
+                self.ids[kind] = self._staged_file()
+            else:
+                made = self.run.shared(f"isolation:{kind}", lambda: self._make(kind))
+                self.ids[kind], self.info[kind] = made
         return self.ids[kind]
+
+    def _make(self, kind: str) -> tuple[str, dict[str, Any]]:
+        make = getattr(self, f"_{kind}", None)
+        uuid = make() if make else self._named(kind)
+        return uuid, self.info.get(kind, {})
 
     def _post(self, path: str, body: dict[str, Any], kind: str) -> dict[str, Any]:
         response = self.api.post(V1 + path, json=body)
@@ -234,7 +248,9 @@ def _scoped_params() -> list[Any]:
 
 
 @pytest.mark.parametrize("op", _scoped_params())
-def test_other_system_record_is_not_found(api, client, factories, op: spec.Operation) -> None:
+def test_other_system_record_is_not_found(
+    api, client, factories, amws_run, op: spec.Operation
+) -> None:
     if not op.keyed:
         pytest.skip("signed media links carry no API key: the signature, not a system, scopes them")
     kinds = path_kinds(op)
@@ -247,7 +263,7 @@ def test_other_system_record_is_not_found(api, client, factories, op: spec.Opera
     if takes_json(op):
         assert op.operation_id in BODIES, f"the suite has no valid body for {op.operation_id}"
         body = BODIES[op.operation_id](factories)
-    records = Records(api, factories)
+    records = Records(api, factories, amws_run)
     path = fill(op.path, {name: records[kind] for name, kind in kinds.items()})
     before = records.snapshot(kinds.values())
 
@@ -318,7 +334,9 @@ def _filters(op: spec.Operation, kind: str, records: Records) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("op", _list_ops())
-def test_other_system_lists_leave_record_out(api, client, factories, op: spec.Operation) -> None:
+def test_other_system_lists_leave_record_out(
+    api, client, factories, amws_run, op: spec.Operation
+) -> None:
     other = client("other_system")
     kind = _list_kind(op)
     if kind in NOT_CREATABLE:
@@ -328,7 +346,7 @@ def test_other_system_lists_leave_record_out(api, client, factories, op: spec.Op
             pytest.skip(f"{op.operation_id}: the first system lists nothing to compare")
         assert not mine & theirs, f"{op.operation_id} shows records of both systems"
         return
-    records = Records(api, factories)
+    records = Records(api, factories, amws_run)
     uuid = records[kind]
     filters = _filters(op, kind, records)
     seen = _ask(api, op, filters)
