@@ -44,10 +44,16 @@ def _total(api) -> int:
 
 
 def _need(api, count: int, why: str) -> int:
-    total = _total(api)
-    if total < count:
-        pytest.skip(f"the target has {total} vehicles; {count} are needed to {why}")
-    return total
+    return _first_page(api, count, why)["totalCount"]
+
+
+def _first_page(api, count: int, why: str) -> dict:
+    """The page at start 0 with the smallest limit, once the target has ``count`` vehicles
+    (the tests that need that page anyway reuse it instead of asking twice)."""
+    page = _page(api, start=0, limit=LOW)
+    if page["totalCount"] < count:
+        pytest.skip(f"the target has {page['totalCount']} vehicles; {count} are needed to {why}")
+    return page
 
 
 @pytest.mark.rule("VEH-READ-ONLY")
@@ -70,8 +76,7 @@ def test_vehicles_cannot_be_written(api, factories, ledger) -> None:
 @pytest.mark.rule("VEH-READ-ONLY")
 @pytest.mark.requires("destructive")
 def test_existing_vehicle_cannot_be_changed(api) -> None:
-    _need(api, 1, "address an existing vehicle")
-    vehicle = _page(api, limit=LOW)["entries"][0]
+    vehicle = _first_page(api, 1, "address an existing vehicle")["entries"][0]
     path = f"{PATH}/{vehicle['uuid']}"
     changed = {**vehicle, "make": "Changed by the conformance run"}
     for answer in (
@@ -101,10 +106,11 @@ def test_list_is_a_paged_envelope(api) -> None:
 
 @pytest.mark.rule("VEH-ENVELOPE", "VEH-PAGING-DEFAULTS")
 def test_pages_walk_every_vehicle_once(api) -> None:
-    total = _need(api, LOW + 1, "fill more than one page")
+    first = _first_page(api, LOW + 1, "fill more than one page")
+    total = first["totalCount"]
     seen: list[str] = []
     while len(seen) < total:
-        page = _page(api, start=len(seen), limit=LOW)
+        page = first if not seen else _page(api, start=len(seen), limit=LOW)
         assert page["startIndex"] == len(seen)
         assert page["countReturned"] == len(page["entries"]) <= LOW
         assert page["entries"], "a page came back empty before totalCount was reached"
@@ -141,15 +147,16 @@ def test_limit_outside_the_range_is_400(api) -> None:
 
 @pytest.mark.rule("VEH-PAGING-LIMIT-RANGE")
 def test_limit_is_not_clamped(api) -> None:
-    _need(api, LOW + 1, "tell a clamped page from a full one")
+    first = _first_page(api, LOW + 1, "tell a clamped page from a full one")
     assert api.get(PATH, params={"limit": LOW - 1}).status_code == 400
-    assert _page(api, limit=LOW)["countReturned"] == LOW
+    assert first["countReturned"] == LOW
 
 
 @pytest.mark.rule("VEH-PLATE-VIN-NORMALISED")
 def test_plates_and_vins_hold_only_letters_and_digits(api) -> None:
-    _need(api, 1, "read a plate")
-    rows = _all(api)
+    rows = _all(api)  # every vehicle: none means the target has too few to read a plate
+    if not rows:
+        pytest.skip("the target has 0 vehicles; 1 are needed to read a plate")
     plates = [v["licensePlate"] for v in rows if v.get("licensePlate")]
     if not plates:
         pytest.skip("no vehicle of the target has a licence plate")
