@@ -75,6 +75,46 @@ class Schedule:
         self.left_out = len(nodeids) - len(self.order)
         return kept
 
+    def interleave(self, nodeids: Sequence[str], profile: Profile | None) -> list[int]:
+        """An order of ``nodeids`` in which buckets drain side by side (indexes into it).
+
+        A serial run waits for one bucket at a time. A test that spends only buckets other
+        than the full key's, and shares no module set-up, can run anywhere: it moves to the
+        first module boundary where its buckets already hold what it spends, so it runs while
+        they refilled during the full key's waits. Modules stay whole (their set-ups are made
+        once) and keep their order.
+        """
+        if profile is None:
+            return list(range(len(nodeids)))
+        buckets = buckets_of(profile)
+        model = Model(buckets)
+        paid: set[str] = set()
+
+        def floating(nodeid: str) -> bool:
+            entry = self.table.tests.get(nodeid)
+            if entry is None or not entry.get("units") or "full" in entry["units"]:
+                return False
+            module = nodeid.split("::")[0]
+            return not any(u.startswith(f"setup:{module}") for u in entry.get("uses", ()))
+
+        free = [i for i, n in enumerate(nodeids) if floating(n)]
+        fixed = [i for i, n in enumerate(nodeids) if not floating(n)]
+        order: list[int] = []
+        module = None
+        for index in fixed:
+            here = nodeids[index].split("::")[0]
+            if here != module:
+                module = here
+                for waiting in list(free):
+                    step = self._step(nodeids[waiting], set(paid))
+                    if model.wait_for(step.units) == 0:
+                        model.spend(self._step(nodeids[waiting], paid), 0.0, False)
+                        order.append(waiting)
+                        free.remove(waiting)
+            model.spend(self._step(nodeids[index], paid), 0.0, False)
+            order.append(index)
+        return order + free
+
     # -- the forecast -------------------------------------------------------------------
     def _step(self, nodeid: str, paid: set[str]) -> Step:
         entry = self.table.tests.get(nodeid, {})

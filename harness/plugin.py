@@ -294,6 +294,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = [i for i, k in zip(items, kept_flags, strict=True) if k]
+    schedule = config.stash[SCHEDULE_KEY]
+    if not config.stash[RUN_KEY].fault_matrix:
+        order = schedule.interleave([_plan_key(i) for i in items], config.stash[RUN_KEY].profile)
+        items[:] = [items[i] for i in order]
+        schedule.order = [_plan_key(i) for i in items]
     config.stash[COLLECTOR_KEY].collected(items)
     config.stash[COLLECTOR_KEY].collected(left_out, PLAN_LEFT_OUT)
 
