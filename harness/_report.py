@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import spec
+from harness._plan import PLAN_LEFT_OUT
 from harness._preflight import PREFLIGHT
 from harness._spend import FAILED_AUTH, SETUP, merge
 
@@ -85,6 +86,21 @@ class Collector:
     def absorb(self, output: dict[str, Any]) -> None:
         """Add one xdist worker's :func:`worker_output` (the controller has no run of its own)."""
         self.workers.append(output)
+        # Tests a worker's plan left out never report: the worker says which they were.
+        for nodeid, entry in output.get("not_started", {}).items():
+            self.tests.setdefault(nodeid, entry)
+
+    def _plan_counts(self) -> dict[str, Any] | None:
+        """The plan, with its counts taken from the tests (a controller of xdist workers never
+        selected any itself)."""
+        if self.plan is None:
+            return None
+        left = sum(1 for e in self.tests.values() if e["reason"] == PLAN_LEFT_OUT)
+        return {**self.plan, "tests": len(self.tests) - left, "left_out": left}
+
+    def not_started(self) -> dict[str, dict[str, Any]]:
+        """The tests the run chose not to start, for the xdist controller."""
+        return {n: e for n, e in self.tests.items() if e["outcome"] == "not-run" and e["reason"]}
 
     def cleanup_problems(self, run: Run) -> list[str]:
         return self._merged(run)["cleanup_problems"]
@@ -284,7 +300,7 @@ class Collector:
             },
             "target": run.describe(),
             "verdict": verdict,
-            "plan": self.plan,
+            "plan": self._plan_counts(),
             "forecast_minutes": (self.plan or {}).get("forecast_minutes"),
             "normative_summary": {
                 k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "not-run")

@@ -459,7 +459,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         collector = session.config.stash[COLLECTOR_KEY]
         if hasattr(session.config, "workerinput"):
             # under xdist the controller reports for all workers
-            session.config.workeroutput["amws"] = worker_output(run)
+            session.config.workeroutput["amws"] = {
+                **worker_output(run),
+                "not_started": collector.not_started(),
+            }
         else:
             problems = collector.cleanup_problems(run)
             if problems:

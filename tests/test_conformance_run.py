@@ -19,6 +19,8 @@ import httpx
 import pytest
 import yaml
 
+from harness._plan import CostTable, stale
+
 ROOT = Path(__file__).resolve().parent.parent
 NAMED = (
     "departments",
@@ -116,15 +118,38 @@ def _certify(tmp_path: Path, *options: str) -> dict[str, Any]:
     return json.loads((report / "report.json").read_text())
 
 
-def test_suites_pass_certify_and_leave_nothing_behind(
-    served: tuple[Path, dict[str, Any]], tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def served_run(
+    served: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The suites against the served server (deep: its profile raises the quotas): the
+    report, and what the server held before and after."""
     path, profile = served
     before = _snapshot(profile)
-    document = _certify(tmp_path, "--target", str(path))
+    document = _certify(tmp_path_factory.mktemp("served-run"), "--target", str(path))
+    return document, before, _snapshot(profile)
+
+
+def test_suites_pass_certify_and_leave_nothing_behind(
+    served_run: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
+) -> None:
+    document, before, after = served_run
     assert document["verdict"] == "conformant", document["normative_summary"]
+    assert document["plan"]["name"] == "deep"
     assert not document["cleanup_problems"]
-    assert _snapshot(profile) == before
+    # The ledger forgets what tests and cascades removed: cleanup sends no delete in vain.
+    assert document["cleanup_deletes_already_gone"] == 0
+    assert document["rate_units"]["unplanned_429"] == 0
+    assert after == before
+
+
+def test_cost_table_is_current(
+    served_run: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
+) -> None:
+    """The committed cost table describes the suites as they are: refresh it with
+    ``amws-conformance costs`` when this fails."""
+    document = served_run[0]
+    assert not stale(CostTable.load(), document["tests"])
 
 
 def test_suites_pass_in_parallel_on_embedded_servers(tmp_path: Path) -> None:
