@@ -353,7 +353,8 @@ _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#222}
 h1{margin:0 0 .2rem}
 .verdict{font-size:1.4rem;padding:.4rem .8rem;border-radius:6px;display:inline-block}
-.ok{background:#d8f5d8} .bad{background:#f9d6d6} table{border-collapse:collapse;margin:1rem 0}
+.ok{background:#d8f5d8} .bad{background:#f9d6d6} .partial{background:#fbeec0}
+table{border-collapse:collapse;margin:1rem 0}
 td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 .passed{color:#176b17} .failed{color:#b00020;font-weight:600}
 .skipped{color:#8a6d00} .not-run{color:#666}
@@ -388,12 +389,21 @@ def render_html(doc: dict[str, Any]) -> str:
         return _table(rows, ["group", "passed", "failed", "skipped", "not run"])
 
     good = doc["verdict"] == "conformant"
+    tone = "ok" if good else "partial" if doc["verdict"] == "incomplete" else "bad"
+    plan = doc.get("plan") or {}
+    units = doc["rate_units"]
+    spent = {**units["keys"], "failed_auth": units["failed_auth"]}
+    spent_text = ", ".join(f"{k} {v:,}" for k, v in sorted(spent.items(), key=lambda i: -i[1]) if v)
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>AMWS conformance report</title>",
         f"<style>{_CSS}</style></head><body>",
         f"<h1>AMWS conformance report</h1><p>{esc(str(doc['target']['name']))} — "
         f"{esc(str(doc['target']['base_url']))} — {esc(doc['generated_at'])}</p>",
-        f"<div class='verdict {'ok' if good else 'bad'}'>{esc(doc['verdict'])}</div>",
+        f"<div class='verdict {tone}'>{esc(doc['verdict'])}</div>",
+        f"<p>plan <b>{esc(str(plan.get('name', '-')))}</b>: {plan.get('tests', 0)} tests run, "
+        f"{plan.get('left_out', 0)} left out (not run (plan)); forecast "
+        f"{esc(str(plan.get('forecast_minutes', '-')))} min; units spent: {esc(spent_text)}; "
+        f"429 answers not asked for: {units.get('unplanned_429', 0)}</p>",
         "<h2>Normative rules per document</h2>",
         tally(lambda _id, v: v["source"].split(" §")[0]),
         "<h2>Normative rules per resource</h2>",
