@@ -4,6 +4,7 @@ its own watchlist, deleting, the paged entries list and entryCount."""
 from __future__ import annotations
 
 import uuid as uuidlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -70,11 +71,34 @@ def _page(api: Any, watchlist: str, **params: Any) -> dict[str, Any]:
     return response.json()
 
 
+def _dropped(api: Any, watchlist: str) -> None:
+    """Delete ``watchlist``: its entries go with it, so the cleanup sends one delete, not one
+    per entry (not asserted: what a delete answers is test_watchlists' concern)."""
+    api.delete(f"{WATCHLISTS}/{watchlist}")
+
+
+# -- shared records ----------------------------------------------------------------------
+# Tests that only need *a* watchlist to hold their entries (or a watchlist other than the one
+# they check) share these two. Every entry put in them carries run-tagged values of its own
+# (``_entry_body``, ``factories.tag``, uuid4 plates) that no other test's entries, visitors or
+# match requests carry. A test that counts a shared watchlist's entries reads the count before
+# and compares with it: module fixtures are per worker, and a worker runs one test at a time,
+# so nothing else adds to it meanwhile. Tests that check a watchlist's whole contents keep a
+# watchlist of their own. Dropped at the end of the module, which takes their entries along.
+@pytest.fixture(scope="module")
+def shared(api: Any, factories: Any) -> Iterator[tuple[str, str]]:
+    pair = (_watchlist(api, factories), _watchlist(api, factories))
+    yield pair
+    for watchlist in pair:
+        _dropped(api, watchlist)
+
+
 # -- fields ------------------------------------------------------------------------------
 @pytest.mark.rule("WL-ENTRY-FIELD-LENGTH")
 @pytest.mark.parametrize("field", ENTRY_FIELDS)
-def test_entry_field_lengths(api, factories, field: str) -> None:
-    watchlist = _watchlist(api, factories)
+def test_entry_field_lengths(api, factories, shared, field: str) -> None:
+    watchlist = shared[0]
+    count = _count(api, watchlist)
     high = length_range("createWatchlistEntry", field)[1]
     value = factories.tag("e")[-high:]
     body = {"identityNumber": factories.tag("wid")} if field == "reason" else {}
@@ -83,29 +107,31 @@ def test_entry_field_lengths(api, factories, field: str) -> None:
     )
     assert response.status_code == 422
     assert field in response.json()["reason"]
-    assert _count(api, watchlist) == 0
+    assert _count(api, watchlist) == count
     _entry(api, watchlist, {**body, field: value.ljust(high, "x")})
 
 
 @pytest.mark.rule("WL-ENTRY-IDENTIFYING-FIELD")
-def test_entry_needs_an_identifying_field(api, factories) -> None:
-    watchlist = _watchlist(api, factories)
+def test_entry_needs_an_identifying_field(api, factories, shared) -> None:
+    watchlist = shared[0]
+    count = _count(api, watchlist)
     path = f"{WATCHLISTS}/{watchlist}/entries"
     assert api.post(path, json={"reason": "only a reason"}).status_code == 422
     assert api.post(path, json={}).status_code == 422
-    assert _count(api, watchlist) == 0
+    assert _count(api, watchlist) == count
     for field in IDENTIFYING:  # any single one of them is enough
         value = factories.tag("one")[-length_range("createWatchlistEntry", field)[1] :]
-        _entry(api, watchlist, {field: value})
-    entry = _entry(api, watchlist, _entry_body(factories))
+        entry = _entry(api, watchlist, {field: value})
+    # The last of them (one identifying field) may not lose it to an update either.
     stored = _get_entry(api, watchlist, entry).json()
     assert api.put(f"{path}/{entry}", json={"reason": "only a reason"}).status_code == 422
     assert _get_entry(api, watchlist, entry).json() == stored
 
 
 @pytest.mark.rule("WL-ENTRY-DUPLICATE")
-def test_duplicate_entry_in_the_same_watchlist(api, factories) -> None:
-    watchlist, other = _watchlist(api, factories), _watchlist(api, factories)
+def test_duplicate_entry_in_the_same_watchlist(api, factories, shared) -> None:
+    # A watchlist of its own (its count is checked); any other one may take the copy.
+    watchlist, other = _watchlist(api, factories), shared[1]
     body = _entry_body(factories)
     _entry(api, watchlist, body)
     assert api.post(f"{WATCHLISTS}/{watchlist}/entries", json=body).status_code == 409
@@ -116,11 +142,12 @@ def test_duplicate_entry_in_the_same_watchlist(api, factories) -> None:
     response = api.put(f"{WATCHLISTS}/{watchlist}/entries/{second}", json=body)
     assert response.status_code == 409
     assert _get_entry(api, watchlist, second).json() == stored
+    _dropped(api, watchlist)
 
 
 @pytest.mark.rule("WL-ENTRY-SHAPE")
-def test_entry_reads_as_written(api, factories) -> None:
-    watchlist = _watchlist(api, factories)
+def test_entry_reads_as_written(api, factories, shared) -> None:
+    watchlist = shared[0]
     body = _entry_body(factories, passportNr=factories.tag("pp"), mobileNumber=factories.phone())
     entry = _entry(api, watchlist, body)
     response = _get_entry(api, watchlist, entry)
@@ -141,8 +168,9 @@ def test_entry_in_unknown_watchlist_answers_404(api, factories, ledger) -> None:
 
 
 @pytest.mark.rule("WL-ENTRY-WRONG-WATCHLIST")
-def test_entry_reachable_only_through_its_own_watchlist(api, factories) -> None:
-    own, other = _watchlist(api, factories), _watchlist(api, factories)
+def test_entry_reachable_only_through_its_own_watchlist(api, factories, shared) -> None:
+    own, other = shared
+    counts = (_count(api, own), _count(api, other))
     body = _entry_body(factories)
     entry = _entry(api, own, body)
     stored = _get_entry(api, own, entry).json()
@@ -152,7 +180,7 @@ def test_entry_reachable_only_through_its_own_watchlist(api, factories) -> None:
     assert api.put(wrong, json=_entry_body(factories)).status_code == 404
     assert api.delete(wrong).status_code == 404
     assert _get_entry(api, own, entry).json() == stored
-    assert (_count(api, own), _count(api, other)) == (1, 0)
+    assert (_count(api, own), _count(api, other)) == (counts[0] + 1, counts[1])
     right = f"{WATCHLISTS}/{own}/entries/{entry}"
     assert api.get(f"{right}/visitors").status_code == 200
     assert api.put(right, json=_entry_body(factories)).status_code == 200
@@ -161,6 +189,7 @@ def test_entry_reachable_only_through_its_own_watchlist(api, factories) -> None:
 
 @pytest.mark.rule("WL-ENTRY-DELETE-HARD")
 def test_deleted_entry_is_gone(api, factories) -> None:
+    # A watchlist of its own: the test reads its whole entries list.
     watchlist = _watchlist(api, factories)
     body = _entry_body(factories)
     entry, kept = _entry(api, watchlist, body), _entry(api, watchlist, _entry_body(factories))
@@ -169,13 +198,14 @@ def test_deleted_entry_is_gone(api, factories) -> None:
     assert _get_entry(api, watchlist, entry).status_code == 404
     assert [e["uuid"] for e in _page(api, watchlist)["entries"]] == [kept]
     assert _matched_entries(api, {"identityNumber": body["identityNumber"]}) == set()
+    _dropped(api, watchlist)
 
 
 # -- the list ----------------------------------------------------------------------------
 @pytest.mark.rule("WL-ENTRIES-PAGING")
 @pytest.mark.parametrize("tail", ["entries", "entries/visitors"])
-def test_paging_ranges(api, factories, tail: str) -> None:
-    watchlist = _watchlist(api, factories)
+def test_paging_ranges(api, shared, tail: str) -> None:
+    watchlist = shared[0]
     path = f"{WATCHLISTS}/{watchlist}/{tail}"
     for params in ({"start": -1}, {"limit": 0}, {"limit": 1001}):
         assert api.get(path, params=params).status_code == 422, params
@@ -185,6 +215,7 @@ def test_paging_ranges(api, factories, tail: str) -> None:
 
 @pytest.mark.rule("WL-ENTRIES-PAGING", "WL-ENTRIES-ENVELOPE")
 def test_entries_paging_defaults_and_windows(api, factories) -> None:
+    # A watchlist of its own: the test pages through its whole entries list.
     watchlist = _watchlist(api, factories)
     entries = [_entry(api, watchlist, _entry_body(factories)) for _ in range(3)]
     page = _page(api, watchlist)
@@ -196,28 +227,31 @@ def test_entries_paging_defaults_and_windows(api, factories) -> None:
     assert [e["uuid"] for e in window["entries"]] == order[1:2]
     tail = _page(api, watchlist, start=2)
     assert [e["uuid"] for e in tail["entries"]] == order[2:]
+    _dropped(api, watchlist)
 
 
 @pytest.mark.rule("WL-ENTRIES-ENVELOPE")
-def test_entries_list_holds_only_that_watchlists_entries(api, factories) -> None:
-    watchlist, other = _watchlist(api, factories), _watchlist(api, factories)
+def test_entries_list_holds_only_that_watchlists_entries(api, factories, shared) -> None:
+    # A watchlist of its own (its whole list is read); any other one may hold the stranger.
+    watchlist, other = _watchlist(api, factories), shared[1]
     mine = {_entry(api, watchlist, _entry_body(factories)) for _ in range(2)}
     _entry(api, other, _entry_body(factories))
     page = _page(api, watchlist)
     assert {e["uuid"] for e in page["entries"]} == mine
     assert all(e["watchlistUuid"] == watchlist for e in page["entries"])
     assert page["totalCount"] == _count(api, watchlist) == 2
+    _dropped(api, watchlist)
 
 
 @pytest.mark.rule("WL-ENTRY-COUNT")
-def test_entry_count_follows_the_entries(api, factories) -> None:
-    watchlist = _watchlist(api, factories)
-    assert _count(api, watchlist) == 0
+def test_entry_count_follows_the_entries(api, factories, shared) -> None:
+    watchlist = shared[0]
+    count = _count(api, watchlist)  # what the shared watchlist holds already
     first = _entry(api, watchlist, _entry_body(factories))
-    assert _count(api, watchlist) == 1
+    assert _count(api, watchlist) == count + 1
     _entry(api, watchlist, _entry_body(factories))
-    assert _count(api, watchlist) == 2
+    assert _count(api, watchlist) == count + 2
     listed = {w["uuid"]: w for w in api.get(WATCHLISTS).json()}
-    assert listed[watchlist]["entryCount"] == 2
+    assert listed[watchlist]["entryCount"] == count + 2
     assert api.delete(f"{WATCHLISTS}/{watchlist}/entries/{first}").status_code == 200
-    assert _count(api, watchlist) == 1
+    assert _count(api, watchlist) == count + 1

@@ -8,6 +8,7 @@ visitor's identity number is added, and the visitors lists are read.
 from __future__ import annotations
 
 import uuid as uuidlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -75,6 +76,33 @@ def _host(api: Any, factories: Any) -> str:
     return _created(api.post("/api/ws/v1/users", json=factories.user()))
 
 
+def _dropped(api: Any, watchlist: str) -> None:
+    """Delete ``watchlist``: its entries go with it, so the cleanup sends one delete, not one
+    per entry (not asserted: what a delete answers is test_watchlists' concern)."""
+    api.delete(f"{WATCHLISTS}/{watchlist}")
+
+
+# -- shared records ----------------------------------------------------------------------
+# Tests that only need *a* watchlist to hold their entries share these two. Every entry put in
+# them carries run-tagged values of its own (``_values``, ``factories.tag``) that no other
+# test's entries, visitors or match requests carry, so the tests cannot see each other's
+# entries; they assert only about the entries they made, never about a shared watchlist's
+# whole contents. Dropped at the end of the module, which takes their entries with them.
+@pytest.fixture(scope="module")
+def shared(api: Any, factories: Any) -> Iterator[tuple[str, str]]:
+    pair = (_watchlist(api, factories), _watchlist(api, factories))
+    yield pair
+    for watchlist in pair:
+        _dropped(api, watchlist)
+
+
+@pytest.fixture(scope="module")
+def host(api: Any, factories: Any) -> str:
+    """One host for every invitation of the module: the visitors tests only need someone to
+    register their visitors (an invitation names its host; nothing here reads the host)."""
+    return _host(api, factories)
+
+
 # -- the request -------------------------------------------------------------------------
 @pytest.mark.rule("WL-MATCH-FIELD-REQUIRED")
 def test_match_needs_a_field(api) -> None:
@@ -98,8 +126,8 @@ def test_no_hit_gives_matched_false(api, factories) -> None:
 
 
 @pytest.mark.rule("WL-MATCH-SHAPE")
-def test_match_answer_shape(api, factories) -> None:
-    first, second = _watchlist(api, factories), _watchlist(api, factories)
+def test_match_answer_shape(api, factories, shared) -> None:
+    first, second = shared
     values = _values(factories)
     entry = _entry(api, first, {"identityNumber": values["identityNumber"]})
     other = _entry(api, second, {"vehicleVin": values["vehicleVin"]})
@@ -130,22 +158,24 @@ FIELD_KINDS = [
 
 @pytest.mark.rule("WL-MATCH-TYPE")
 @pytest.mark.parametrize(("fields", "kind"), FIELD_KINDS)
-def test_match_type_names_the_kind_of_field(api, factories, fields, kind: str) -> None:
+def test_match_type_names_the_kind_of_field(api, factories, shared, fields, kind: str) -> None:
     values = _values(factories)
     body = {f: values[f] for f in fields}
-    entry = _entry(api, _watchlist(api, factories), body)
+    entry = _entry(api, shared[0], body)
     assert [m["matchType"] for m in _mine(_match(api, body), {entry})] == [kind]
 
 
 @pytest.mark.rule("WL-MATCH-TYPE-KINDS")
-def test_match_type_is_one_value_per_kind_of_field(api, factories) -> None:
+def test_match_type_is_one_value_per_kind_of_field(api, factories, shared) -> None:
     """Whatever the values are called, every identity field hits with one value and every
     vehicle field with another."""
     kinds: dict[str, set[str]] = {"IDENTITY": set(), "VEHICLE": set()}
+    # One entry carries all seven fields; each check sends the fields of one kind only, so
+    # the hit it answers is the hit of those fields.
+    values = _values(factories)
+    entry = _entry(api, shared[0], values)
     for fields, kind in FIELD_KINDS:  # the kind labels ours; the values the target's
-        values = _values(factories)
         body = {f: values[f] for f in fields}
-        entry = _entry(api, _watchlist(api, factories), body)
         found = [m["matchType"] for m in _mine(_match(api, body), {entry})]
         assert len(found) == 1, (fields, found)
         kinds[kind].add(found[0])
@@ -155,8 +185,8 @@ def test_match_type_is_one_value_per_kind_of_field(api, factories) -> None:
 
 
 @pytest.mark.rule("WL-MATCH-IDENTITY-AND-VEHICLE")
-def test_identity_and_vehicle_hits_are_merged(api, factories) -> None:
-    watchlist = _watchlist(api, factories)
+def test_identity_and_vehicle_hits_are_merged(api, factories, shared) -> None:
+    watchlist = shared[0]
     person, car = _values(factories), _values(factories)
     by_identity = _entry(api, watchlist, {"identityNumber": person["identityNumber"]})
     by_plate = _entry(api, watchlist, {"vehicleLicensePlate": car["vehicleLicensePlate"]})
@@ -171,11 +201,11 @@ def test_identity_and_vehicle_hits_are_merged(api, factories) -> None:
 
 @pytest.mark.rule("WL-MATCH-DEDUP")
 @pytest.mark.parametrize("kind", ["identity", "vehicle"])
-def test_several_hits_on_one_entry_count_once(api, factories, kind: str) -> None:
+def test_several_hits_on_one_entry_count_once(api, factories, shared, kind: str) -> None:
     values = _values(factories)
     fields = IDENTITY_FIELDS if kind == "identity" else VEHICLE_FIELDS
     body = {f: values[f] for f in fields}
-    entry = _entry(api, _watchlist(api, factories), body)
+    entry = _entry(api, shared[0], body)
     answer = _match(api, body)
     assert len(_mine(answer, {entry})) == 1
     assert len(answer["matches"]) == len({m["entryUuid"] for m in answer["matches"]})
@@ -183,6 +213,7 @@ def test_several_hits_on_one_entry_count_once(api, factories, kind: str) -> None
 
 @pytest.mark.rule("WL-MATCH-READ-ONLY")
 def test_match_changes_no_watchlist_or_entry(api, factories) -> None:
+    # A watchlist of its own: the test reads its whole entries list.
     watchlist = _watchlist(api, factories)
     values = _values(factories)
     entry = _entry(api, watchlist, values)
@@ -197,12 +228,15 @@ def test_match_changes_no_watchlist_or_entry(api, factories) -> None:
     )
     assert after == before
     assert [e["uuid"] for e in after[1]["entries"]] == [entry]
+    _dropped(api, watchlist)
 
 
 @pytest.mark.rule("WL-MATCH-READ-ONLY")
 @pytest.mark.requires("control")
-def test_match_writes_nothing(api, factories, control) -> None:
-    watchlist = _watchlist(api, factories)
+def test_match_writes_nothing(api, factories, shared, control) -> None:
+    # The shared watchlist: nothing else writes to it while this test runs (module fixtures
+    # are per worker, and a worker runs one test at a time).
+    watchlist = shared[0]
     values = _values(factories)
     _entry(api, watchlist, values)
 
@@ -221,33 +255,35 @@ def test_match_writes_nothing(api, factories, control) -> None:
 
 
 # -- visitors ----------------------------------------------------------------------------
-@pytest.mark.rule("WL-VISITORS")
-def test_watchlist_visitors(api, factories) -> None:
-    host = _host(api, factories)
-    caught = {factories.tag("vid"): None for _ in range(2)}
-    for identity in caught:
-        caught[identity] = _visitor(api, factories, host, identity)
+@pytest.fixture(scope="module")
+def caught(api: Any, factories: Any, host: str, shared: tuple[str, str]) -> dict[str, Any]:
+    """Two visitors caught by one entry each of the shared watchlist, and one visitor no entry
+    catches. Both visitors tests only read them. The visitors are registered before their
+    entries exist (an enabled watchlist would refuse them), and their identity numbers are
+    run-tagged: no entry of another test catches them, none of theirs catches another's."""
+    identities = [factories.tag("vid"), factories.tag("vid")]
+    visitors = {i: _visitor(api, factories, host, i) for i in identities}
     free = _visitor(api, factories, host, factories.tag("vid"))
-    watchlist = _watchlist(api, factories)
-    for identity in caught:
-        _entry(api, watchlist, {"identityNumber": identity})
+    entries = {i: _entry(api, shared[0], {"identityNumber": i}) for i in identities}
+    return {"watchlist": shared[0], "visitors": visitors, "entries": entries, "free": free}
+
+
+@pytest.mark.rule("WL-VISITORS")
+def test_watchlist_visitors(api, factories, caught) -> None:
+    watchlist = caught["watchlist"]
     response = api.get(f"{WATCHLISTS}/{watchlist}/entries/visitors")
     assert response.status_code == 200
     listed = {v["uuid"]: v for v in response.json()}
-    assert free["uuid"] not in listed
-    assert listed == {v["uuid"]: v for v in caught.values()}
+    assert caught["free"]["uuid"] not in listed
+    assert listed == {v["uuid"]: v for v in caught["visitors"].values()}
     empty = _watchlist(api, factories)
     assert api.get(f"{WATCHLISTS}/{empty}/entries/visitors").json() == []
 
 
 @pytest.mark.rule("WL-ENTRY-VISITORS")
-def test_entry_visitors(api, factories) -> None:
-    host = _host(api, factories)
-    first, second = factories.tag("vid"), factories.tag("vid")
-    visitors = {i: _visitor(api, factories, host, i) for i in (first, second)}
-    watchlist = _watchlist(api, factories)
-    entries = {i: _entry(api, watchlist, {"identityNumber": i}) for i in (first, second)}
-    for identity, entry in entries.items():
+def test_entry_visitors(api, caught) -> None:
+    watchlist, visitors = caught["watchlist"], caught["visitors"]
+    for identity, entry in caught["entries"].items():
         response = api.get(f"{WATCHLISTS}/{watchlist}/entries/{entry}/visitors")
         assert response.status_code == 200
         assert response.json() == [visitors[identity]]
