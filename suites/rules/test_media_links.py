@@ -85,6 +85,18 @@ def _with_photo(api: Any, factories: Any, resource: str = PERSONS) -> tuple[str,
     return uuid, read
 
 
+# One person with a photo serves every test that only fetches its links (as handed out, or
+# altered in a segment): fetching a link changes nothing on the record. Tests that empty or
+# delete the photo, or judge the links against the moment of the read, make or read their own.
+# The links stay valid: they last 30 days, and the tests that move the clock further move it
+# back (restored_clock).
+@pytest.fixture(scope="module")
+def pictured(api: Any, factories: Any) -> tuple[str, dict[str, Any]]:
+    """(uuid, read) of a person with a photo, shared by the module's link tests."""
+    uuid, read = _with_photo(api, factories)
+    return uuid, read.json()
+
+
 def _absolute(profile: Any, link: str) -> str:
     if urlsplit(link).scheme:
         return link
@@ -105,6 +117,13 @@ def _links(profile: Any, read: dict[str, Any]) -> tuple[Link, Link]:
 
 def _photo_links(api: Any, factories: Any, profile: Any) -> tuple[Link, Link]:
     return _links(profile, _with_photo(api, factories)[1].json())
+
+
+def _fresh_links(api: Any, profile: Any, pictured: tuple[str, dict[str, Any]]) -> tuple[Link, Link]:
+    """The shared person's links as a read hands them out now (a new expiry)."""
+    read = api.get(f"{PERSONS}/{pictured[0]}")
+    assert read.status_code == 200, read.text
+    return _links(profile, read.json())
 
 
 def _get(
@@ -166,8 +185,8 @@ def test_reads_hand_out_working_links(api, wait, factories, profile, resource: s
 
 
 @pytest.mark.rule("LINK-THUMBNAIL-IMAGE")
-def test_thumbnail_link_serves_an_image(api, wait, factories, profile) -> None:
-    _, thumbnail = _photo_links(api, factories, profile)
+def test_thumbnail_link_serves_an_image(api, wait, profile, pictured) -> None:
+    _, thumbnail = _links(profile, pictured[1])
     response = _get(api, thumbnail, wait)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("image/")
@@ -175,8 +194,8 @@ def test_thumbnail_link_serves_an_image(api, wait, factories, profile) -> None:
 
 
 @pytest.mark.rule("LINK-FILE-ATTACHMENT")
-def test_file_link_is_offered_as_a_download(api, wait, factories, profile) -> None:
-    photo, _ = _photo_links(api, factories, profile)
+def test_file_link_is_offered_as_a_download(api, wait, profile, pictured) -> None:
+    photo, _ = _links(profile, pictured[1])
     for name in (photo.filename, "portrait-2024.jpg"):
         response = _get(api, photo, wait, photo.altered(filename=name))
         assert response.status_code == 200, name
@@ -189,8 +208,8 @@ def test_file_link_is_offered_as_a_download(api, wait, factories, profile) -> No
 
 # -- authorization and signature ------------------------------------------------------------
 @pytest.mark.rule("LINK-NO-AUTHORIZATION")
-def test_links_ignore_the_authorization_header(api, wait, factories, profile) -> None:
-    for link in _photo_links(api, factories, profile):
+def test_links_ignore_the_authorization_header(api, wait, profile, pictured) -> None:
+    for link in _links(profile, pictured[1]):
         plain = _get(api, link, wait)
         assert plain.status_code == 200
         assert "authorization" not in plain.request.headers  # really sent without a key
@@ -206,21 +225,21 @@ def test_links_ignore_the_authorization_header(api, wait, factories, profile) ->
 @pytest.mark.rate_limit
 @pytest.mark.requires("control")
 def test_links_draw_nothing_from_the_key_bucket(
-    api, client, control, wait, factories, profile
+    api, client, control, wait, profile, pictured
 ) -> None:
     limited = client("rate_limit")
     size = profile.bucket("rate_limit")
     capacity, per_second = size["capacity"], size["refill_per_minute"] / 60
     cost = spec.operation("downloadPhoto").rate_cost or 0
-    read = _with_photo(api, factories)[1]
-    photo, thumbnail = _links(profile, read.json())
+    read = pictured[1]
+    photo, thumbnail = _links(profile, read)
     control.advance(capacity / per_second + 5)  # the key's bucket is full again
     header = {"Authorization": profile.key("rate_limit") or ""}
     for link in (photo, thumbnail) * 5:
         assert _get(api, link, wait, headers=header).status_code == 200
     downloads, started = 0, time.monotonic()
     for _ in range(capacity // cost + 10):
-        response = limited.get(f"{PHOTOS}/photo/{read.json()['photoId']}", retry_429=False)
+        response = limited.get(f"{PHOTOS}/photo/{read['photoId']}", retry_429=False)
         if response.status_code != 200:
             break
         downloads += 1
@@ -233,9 +252,11 @@ def test_links_draw_nothing_from_the_key_bucket(
 
 @pytest.mark.rule("LINK-SIGNATURE-ALGORITHM")
 def test_signature_is_an_hmac_over_entity_and_expiry(
-    api, control_or_none, wait, factories, profile
+    api, control_or_none, wait, profile, pictured
 ) -> None:
-    _, read = _with_photo(api, factories)
+    # Read now: the expiry is judged against the moment of this read.
+    read = api.get(f"{PERSONS}/{pictured[0]}")
+    assert read.status_code == 200, read.text
     photo, thumbnail = _links(profile, read.json())
     if control_or_none is not None:
         issued = control_or_none.now()
@@ -258,8 +279,8 @@ def test_signature_is_an_hmac_over_entity_and_expiry(
 
 
 @pytest.mark.rule("LINK-FILENAME-COSMETIC")
-def test_filename_segment_is_cosmetic(api, wait, factories, profile) -> None:
-    for link in _photo_links(api, factories, profile):
+def test_filename_segment_is_cosmetic(api, wait, profile, pictured) -> None:
+    for link in _links(profile, pictured[1]):
         original = _get(api, link, wait)
         assert original.status_code == 200
         for name in ("renamed.png", "x", "a%20name%20with%20spaces.jpg"):
@@ -269,9 +290,9 @@ def test_filename_segment_is_cosmetic(api, wait, factories, profile) -> None:
 
 
 @pytest.mark.rule("LINK-401-ALTERED")
-def test_altered_link_is_401(api, wait, factories, profile, ledger) -> None:
-    photo, thumbnail = _photo_links(api, factories, profile)
-    other, _ = _photo_links(api, factories, profile)
+def test_altered_link_is_401(api, wait, factories, profile, ledger, pictured) -> None:
+    photo, thumbnail = _links(profile, pictured[1])
+    other, _ = _photo_links(api, factories, profile)  # another record's photo
     for link in (photo, thumbnail):
         first = link.signature[0]
         forged = ("B" if first == "A" else "A") + link.signature[1:]
@@ -288,8 +309,8 @@ def test_altered_link_is_401(api, wait, factories, profile, ledger) -> None:
 
 
 @pytest.mark.rule("LINK-401-OTHER-ENVIRONMENT")
-def test_link_signed_for_another_environment_is_401(api, wait, factories, profile) -> None:
-    for link in _photo_links(api, factories, profile):
+def test_link_signed_for_another_environment_is_401(api, wait, profile, pictured) -> None:
+    for link in _links(profile, pictured[1]):
         # The same entity and expiry, signed the same way with another deployment's secret.
         message = f"{link.entity}:{link.expires}".encode()
         digest = hmac.new(secrets.token_bytes(32), message, hashlib.sha256).digest()
@@ -299,8 +320,8 @@ def test_link_signed_for_another_environment_is_401(api, wait, factories, profil
 
 # -- malformed links ------------------------------------------------------------------------
 @pytest.mark.rule("LINK-400-BLANK-SEGMENT")
-def test_blank_segment_is_400(api, wait, factories, profile) -> None:
-    for link in _photo_links(api, factories, profile):
+def test_blank_segment_is_400(api, wait, profile, pictured) -> None:
+    for link in _links(profile, pictured[1]):
         for segment in ("entity", "expires", "signature", "filename"):
             for blank in ("%20", "%20%09"):
                 response = _get(api, link, wait, link.altered(**{segment: blank}))
@@ -308,15 +329,15 @@ def test_blank_segment_is_400(api, wait, factories, profile) -> None:
 
 
 @pytest.mark.rule("LINK-422-BAD-UUID")
-def test_non_uuid_entity_is_422(api, wait, factories, profile) -> None:
-    for link in _photo_links(api, factories, profile):
+def test_non_uuid_entity_is_422(api, wait, profile, pictured) -> None:
+    for link in _links(profile, pictured[1]):
         for entity in ("not-a-uuid", "12345", link.entity[:-1]):
             _assert_refused(_get(api, link, wait, link.altered(entity=entity)), 422)
 
 
 @pytest.mark.rule("LINK-422-EXPIRES-NOT-NUMBER")
-def test_non_numeric_expiry_is_422(api, wait, factories, profile) -> None:
-    for link in _photo_links(api, factories, profile):
+def test_non_numeric_expiry_is_422(api, wait, profile, pictured) -> None:
+    for link in _links(profile, pictured[1]):
         for expires in ("soon", "2030-01-01T00:00:00Z", f"{link.expires}.5", "1e13"):
             _assert_refused(_get(api, link, wait, link.altered(expires=expires)), 422)
 
@@ -350,8 +371,8 @@ def test_link_to_deleted_photo_is_404(api, wait, factories, profile, resource: s
 
 @pytest.mark.rule("LINK-VALIDITY-30-DAYS", "LINK-412-EXPIRED")
 @pytest.mark.requires("control")
-def test_link_is_valid_for_30_days_then_412(api, wait, factories, profile, restored_clock):
-    links = _photo_links(api, factories, profile)
+def test_link_is_valid_for_30_days_then_412(api, wait, profile, pictured, restored_clock):
+    links = _fresh_links(api, profile, pictured)  # issued now: the clock counts from here
     restored_clock(30 * DAY - 120)
     for link in links:
         assert _get(api, link, wait).status_code == 200, link.route
@@ -388,23 +409,27 @@ THROTTLE_BOUND = 1000
 @pytest.mark.rule("LINK-429-PER-ADDRESS")
 @pytest.mark.slow
 @pytest.mark.rate_limit
-def test_links_are_throttled_per_address(api, control_or_none, factories, profile) -> None:
-    _throttled(api, control_or_none, factories, profile, THROTTLE_BOUND, exact=False)
+def test_links_are_throttled_per_address(api, control_or_none, profile, pictured) -> None:
+    _throttled(control_or_none, profile, pictured, THROTTLE_BOUND, exact=False)
 
 
 @pytest.mark.rule("LINK-RATE-ALLOWANCE")
 @pytest.mark.slow
 @pytest.mark.rate_limit
-def test_link_allowance_is_our_figure(api, control_or_none, factories, profile) -> None:
-    _throttled(api, control_or_none, factories, profile, _allowance(), exact=True)
+def test_link_allowance_is_our_figure(api, control_or_none, profile, pictured) -> None:
+    _throttled(control_or_none, profile, pictured, _allowance(), exact=True)
 
 
 def _throttled(
-    api: Any, control_or_none: Any, factories: Any, profile: Any, allowance: int, exact: bool
+    control_or_none: Any,
+    profile: Any,
+    pictured: tuple[str, dict[str, Any]],
+    allowance: int,
+    exact: bool,
 ) -> None:
     """Requests from one address until a 429 (at most ``allowance`` + 1); with ``exact`` the
     429 must come right after ``allowance`` requests where the count can start fresh."""
-    photo, thumbnail = _photo_links(api, factories, profile)
+    photo, thumbnail = _links(profile, pictured[1])
     # On a loopback target each client can leave from its own address, which starts with a
     # whole allowance; elsewhere the run's own address is used (made fresh by the clock, if any).
     loopback = _loopback(profile)

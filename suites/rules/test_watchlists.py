@@ -57,13 +57,36 @@ def _listed_entry(factories: Any) -> dict[str, Any]:
     return {"identityNumber": factories.tag("wid"), "reason": "conformance run"}
 
 
+def _dropped(api: Any, watchlist: str) -> None:
+    """Delete ``watchlist``: its entries go with it, so the cleanup sends one delete, not one
+    per entry (not asserted here: test_delete_removes_the_watchlist_and_its_entries is)."""
+    api.delete(f"{WATCHLISTS}/{watchlist}")
+
+
+# -- shared records ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def spare(api: Any, factories: Any) -> str:
+    """A watchlist (enabled, no entries) for tests whose updates of it must be refused: they
+    compare its read before and after within themselves, and a refused update changes
+    nothing another test could see. Tests that switch, rename or delete a watchlist, or
+    read its entries, keep their own."""
+    return _watchlist(api, factories)
+
+
+@pytest.fixture(scope="module")
+def host(api: Any, factories: Any) -> str:
+    """One host for the module's invitations: they only need someone to name as host, and
+    whether an invitation is refused depends on the visitor, never on the host."""
+    return _host(api, factories)
+
+
 # -- fields ------------------------------------------------------------------------------
 @pytest.mark.rule("WL-FIELD-REQUIRED")
-def test_name_is_required(api, factories) -> None:
+def test_name_is_required(api, spare) -> None:
     assert api.post(WATCHLISTS, json={"enabled": True}).status_code == 422
     assert api.post(WATCHLISTS, json={}).status_code == 422
     assert all(w.get("name") for w in api.get(WATCHLISTS).json())  # no nameless one stored
-    uuid = _watchlist(api, factories)
+    uuid = spare
     stored = _read(api, uuid)
     assert api.put(f"{WATCHLISTS}/{uuid}", json={"enabled": False}).status_code == 422
     assert _read(api, uuid) == stored
@@ -72,6 +95,7 @@ def test_name_is_required(api, factories) -> None:
 @pytest.mark.rule("WL-FIELD-LENGTH")
 def test_name_length_limits(api, factories) -> None:
     low, high = length_range("createWatchlist", "name")
+    made = []
     for length, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
         # Short names cannot carry the run tag; a random one keeps parallel runs apart.
         name = _name(factories, length) if length > low else uuidlib.uuid4().hex[:length]
@@ -80,7 +104,9 @@ def test_name_length_limits(api, factories) -> None:
         if not accepted:
             assert response.status_code == 422
             assert "name" in response.json()["reason"]
-    uuid = _watchlist(api, factories)
+        else:
+            made.append(response.json()["uuid"])
+    uuid = made[-1]  # one just accepted takes the updates
     for length in (low - 1, high + 1):
         body = {"name": "y" * length}
         assert api.put(f"{WATCHLISTS}/{uuid}", json=body).status_code == 422
@@ -93,11 +119,11 @@ def test_new_watchlist_is_enabled(api, factories) -> None:
 
 
 @pytest.mark.rule("WL-NAME-DUPLICATE")
-def test_names_are_unique(api, factories) -> None:
+def test_names_are_unique(api, factories, spare) -> None:
     first = factories.watchlist()
     uuid = _created(api.post(WATCHLISTS, json=first))
     assert api.post(WATCHLISTS, json={"name": first["name"]}).status_code == 409
-    other = _watchlist(api, factories)
+    other = spare
     stored = _read(api, other)
     response = api.put(f"{WATCHLISTS}/{other}", json={"name": first["name"], "enabled": False})
     assert response.status_code == 409
@@ -117,6 +143,7 @@ def test_watchlists_listed_and_read(api, factories) -> None:
     response = api.get(WATCHLISTS)
     assert response.status_code == 200
     assert expected in response.json()
+    _dropped(api, uuid)
 
 
 @pytest.mark.rule("WL-NOT-FOUND")
@@ -141,8 +168,7 @@ def test_put_switches_a_watchlist_off_and_on(api, factories) -> None:
 
 
 @pytest.mark.rule("WL-CONSULTED-ON-ARRIVAL", "WL-DISABLED-NOT-CONSULTED", "WL-ENABLE-BY-PUT")
-def test_only_enabled_watchlists_are_consulted_on_registration(api, factories) -> None:
-    host = _host(api, factories)
+def test_only_enabled_watchlists_are_consulted_on_registration(api, factories, host) -> None:
     body = factories.watchlist(enabled=False)
     uuid = _created(api.post(WATCHLISTS, json=body))
     entry = _listed_entry(factories)
@@ -154,19 +180,22 @@ def test_only_enabled_watchlists_are_consulted_on_registration(api, factories) -
     assert _invite_status(api, factories, host, entry["identityNumber"]) == 451
     assert api.put(f"{WATCHLISTS}/{uuid}", json={**body, "enabled": False}).status_code == 200
     assert _invite_status(api, factories, host, entry["identityNumber"]) == 201
+    _dropped(api, uuid)
 
 
 @pytest.mark.rule("WL-CONSULTED-ON-ARRIVAL")
-def test_every_enabled_watchlist_is_consulted(api, factories) -> None:
-    host = _host(api, factories)
-    entries = []
+def test_every_enabled_watchlist_is_consulted(api, factories, host) -> None:
+    entries, watchlists = [], []
     for _ in range(2):
         entry = _listed_entry(factories)
-        _entry(api, _watchlist(api, factories), entry)
+        watchlists.append(_watchlist(api, factories))
+        _entry(api, watchlists[-1], entry)
         entries.append(entry)
     for entry in entries:
         assert _invite_status(api, factories, host, entry["identityNumber"]) == 451
     assert _invite_status(api, factories, host, factories.tag("clean")) == 201
+    for watchlist in watchlists:
+        _dropped(api, watchlist)
 
 
 # -- delete ------------------------------------------------------------------------------
