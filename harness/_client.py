@@ -196,7 +196,7 @@ class TargetClient:
             return
         spend.book(test, self.bucket, answered_cost(op, status))
         if status == 429 and retry_429:
-            spend.refused()
+            spend.refused(test, self.bucket)
 
     def _guard(self, method: str, path: str, op: spec.Operation | None) -> None:
         if op is None or not op.keyed:

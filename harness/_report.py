@@ -47,6 +47,7 @@ def rate_units(spend: dict[str, Any], waited: dict[str, float]) -> dict[str, Any
         "failed_auth": keys.pop(FAILED_AUTH, 0),
         "waited_seconds": waited,
         "unplanned_429": spend["unplanned_429"],
+        "unplanned_429_where": spend["unplanned_where"],
         "requests": sum(spend["requests"].values()),
     }
 

@@ -45,6 +45,7 @@ class Spend:
     by_test: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     requests: Counter[str] = field(default_factory=Counter)
     unplanned_429: int = 0
+    unplanned_where: Counter[str] = field(default_factory=Counter)
     uses: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     # Seconds a test asked to pass on the target (a clock move, or a sleep where the target
     # has no control plane): a plan's forecast adds them where they are real time.
@@ -76,10 +77,11 @@ class Spend:
                 self.units[bucket] += units
                 self.by_test[test][bucket] += units
 
-    def refused(self) -> None:
+    def refused(self, test: str, bucket: str) -> None:
         """A 429 the caller did not provoke: the pacing model was wrong about the bucket."""
         with self._lock:
             self.unplanned_429 += 1
+            self.unplanned_where[f"{test} ({bucket})"] += 1
 
     def export(self) -> dict[str, Any]:
         """A JSON-ready copy (xdist workers send it to the controller)."""
@@ -89,6 +91,7 @@ class Spend:
                 "by_test": {t: dict(c) for t, c in self.by_test.items()},
                 "requests": dict(self.requests),
                 "unplanned_429": self.unplanned_429,
+                "unplanned_where": dict(self.unplanned_where),
                 "uses": {t: sorted(u) for t, u in self.uses.items()},
                 "target_seconds": dict(self.target_seconds),
             }
@@ -101,8 +104,10 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     by_test: dict[str, Counter[str]] = defaultdict(Counter)
     uses: dict[str, set[str]] = defaultdict(set)
     target_seconds: Counter[str] = Counter()
+    where: Counter[str] = Counter()
     unplanned = 0
     for part in parts:
+        where.update(part.get("unplanned_where", {}))
         target_seconds.update(part.get("target_seconds", {}))
         for test, setups in part.get("uses", {}).items():
             uses[test].update(setups)
@@ -116,6 +121,7 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
         "by_test": {t: dict(c) for t, c in by_test.items()},
         "requests": dict(requests),
         "unplanned_429": unplanned,
+        "unplanned_where": dict(where),
         "uses": {t: sorted(u) for t, u in uses.items()},
         "target_seconds": dict(target_seconds),
     }

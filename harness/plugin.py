@@ -194,7 +194,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if minutes is not None:
         schedule.deadline = time.monotonic() + minutes * 60
     config.stash[SCHEDULE_KEY] = schedule
-    run.on_wait = lambda bucket, seconds: _say_wait(config, bucket, seconds)
+    untold: dict[str, float] = {}
+    run.on_wait = lambda bucket, seconds: _say_wait(config, untold, bucket, seconds)
     collector = Collector(config.getoption("--conformance-report"))
     config.stash[COLLECTOR_KEY] = collector
     config.pluginmanager.register(collector, "amws-collector")
@@ -204,14 +205,23 @@ def pytest_configure(config: pytest.Config) -> None:
 def _say(config: pytest.Config, line: str) -> None:
     """A line of its own on the terminal (not glued to a row of progress dots)."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and not hasattr(config, "workerinput"):
+    if reporter is None or hasattr(config, "workerinput"):
+        return
+    # Said while a test's output is being captured: past the capture, to the terminal.
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if capture is None:
+        reporter.write_line(line)
+        return
+    with capture.global_and_fixture_disabled():
         reporter.write_line(line)
 
 
-def _say_wait(config: pytest.Config, bucket: str, seconds: float) -> None:
-    """A paced run is quiet for minutes; say why, so it does not look hung."""
-    if seconds >= 5:
-        _say(config, f"amws: waiting {seconds:.0f} s for the {bucket} bucket to refill")
+def _say_wait(config: pytest.Config, untold: dict[str, float], bucket: str, seconds: float) -> None:
+    """A paced run is quiet for minutes: say what it waits for, once per 30 s of waiting on a
+    bucket (a request rarely waits long, but thousands of short waits add up)."""
+    untold[bucket] = untold.get(bucket, 0.0) + seconds
+    if untold[bucket] >= 30:
+        _say(config, f"amws: paced {untold.pop(bucket):.0f} s on the {bucket} bucket's refill")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
