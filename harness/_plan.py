@@ -193,14 +193,21 @@ def build(name: str, table: CostTable) -> Plan:
     }
     universe = (certifying_rules(table) if name == "certify" else set(rules["rules"])) | elements
     candidates = [table.candidate(n) for n in sorted(table.tests)]
-    deep_only = tuple(rules.get("deep_only", ()))
-    scenario = [c for c in candidates if not c.nodeid.startswith(deep_only)] if deep_only else []
-    chosen = cover(universe, scenario or candidates, table)
+    deep_only = tuple(rules.get("deep_only", ())) or ("\0",)
+    ran = {n for n, e in table.tests.items() if not e.get("skipped")}
+    # Widening pools: scenario tests that ran where the table was measured; then those that
+    # skipped there (they may run elsewhere); then the deep-only suites, for what is left.
+    pools = [
+        [c for c in candidates if c.nodeid in ran and not c.nodeid.startswith(deep_only)],
+        [c for c in candidates if not c.nodeid.startswith(deep_only)],
+        candidates,
+    ]
+    chosen: list[Candidate] = []
+    for pool in pools:
+        left = universe - {e for c in chosen for e in c.decides}
+        if left:
+            chosen += cover(left, pool, table)
     covered = {e for c in chosen for e in c.decides}
-    if deep_only and universe - covered:
-        # A rule only the contract or stateful suites decide: let them in for it.
-        chosen += cover(universe - covered, candidates, table)
-        covered = {e for c in chosen for e in c.decides}
     return Plan(name, frozenset(c.nodeid for c in chosen), tuple(sorted(universe - covered)), False)
 
 

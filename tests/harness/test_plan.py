@@ -129,3 +129,27 @@ def test_the_shipped_table_gives_each_plan_full_coverage(name: str) -> None:
     plan = build(name, CostTable.load())
     assert plan.keeps, "the shipped cost table is empty"
     assert not plan.uncovered, plan.uncovered
+
+
+def test_a_test_that_skipped_where_measured_is_the_last_resort() -> None:
+    table = _table(
+        **{
+            "suites/rules/a.py::skips": {
+                "units": {},
+                "decides": ["CONV-SYSTEM-SCOPE-404", "AUTH-ENCRYPTION-DEFAULT-FIELDS"],
+                "skipped": True,
+            },
+            "suites/rules/a.py::runs": {
+                "units": {"full": 90},
+                "decides": ["CONV-SYSTEM-SCOPE-404"],
+            },
+        }
+    )
+    plan = build("certify", table)
+    # Free, but it decided nothing where it was measured: the test that ran is preferred,
+    # and the skipping one is kept only for the rule nothing else decides.
+    assert plan.keeps == {"suites/rules/a.py::runs", "suites/rules/a.py::skips"}
+    only = _table(**{"suites/rules/a.py::runs": table.tests["suites/rules/a.py::runs"]})
+    only.tests["suites/rules/a.py::skips"] = {**table.tests["suites/rules/a.py::skips"]}
+    only.tests["suites/rules/a.py::skips"]["decides"] = ["CONV-SYSTEM-SCOPE-404"]
+    assert build("certify", only).keeps == {"suites/rules/a.py::runs"}
