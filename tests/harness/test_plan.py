@@ -136,7 +136,7 @@ def test_a_test_that_skipped_where_measured_is_the_last_resort() -> None:
         **{
             "suites/rules/a.py::skips": {
                 "units": {},
-                "decides": ["CONV-SYSTEM-SCOPE-404", "AUTH-ENCRYPTION-DEFAULT-FIELDS"],
+                "decides": ["CONV-SYSTEM-SCOPE-404", "DEPT-FIELD-LENGTH"],
                 "skipped": True,
             },
             "suites/rules/a.py::runs": {
