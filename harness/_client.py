@@ -166,7 +166,7 @@ class TargetClient:
                 params=params,
                 headers=all_headers,
             )
-            self._book(op, response.status_code, retry_429)
+            self._book(op, response, retry_429)
             if response.status_code != 429 or not retry_429 or attempts >= MAX_429_RETRIES:
                 break
             # Retry-After is a lower bound (buckets are per node); double on each further 429.
@@ -189,12 +189,17 @@ class TargetClient:
         return response
 
     # -- steps ------------------------------------------------------------------------
-    def _book(self, op: spec.Operation | None, status: int, retry_429: bool) -> None:
+    def _book(self, op: spec.Operation | None, response: httpx.Response, retry_429: bool) -> None:
         spend, test = self.session.spend, self.session.booking
+        try:
+            elapsed = response.elapsed.total_seconds()
+        except RuntimeError:  # an answer made up in a test, never sent
+            elapsed = 0.0
+        status = response.status_code
         if op is None or not op.keyed:
-            spend.book(test, self.bucket, 0)  # keyless: throttled, but no bucket of a key
+            spend.book(test, self.bucket, 0, elapsed)  # keyless: throttled, no key's bucket
             return
-        spend.book(test, self.bucket, answered_cost(op, status))
+        spend.book(test, self.bucket, answered_cost(op, status), elapsed)
         if status == 429 and retry_429:
             spend.refused(test, self.bucket)
 

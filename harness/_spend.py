@@ -44,6 +44,8 @@ class Spend:
     units: Counter[str] = field(default_factory=Counter)
     by_test: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     requests: Counter[str] = field(default_factory=Counter)
+    # Seconds to each answer, per booking (the first 50): the preflight's give the latency.
+    elapsed: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     unplanned_429: int = 0
     unplanned_where: Counter[str] = field(default_factory=Counter)
     uses: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -70,9 +72,11 @@ class Spend:
         with self._lock:
             self.uses[test].add(setup)
 
-    def book(self, test: str, bucket: str, units: int) -> None:
+    def book(self, test: str, bucket: str, units: int, elapsed: float = 0.0) -> None:
         with self._lock:
             self.requests[test] += 1
+            if len(self.elapsed[test]) < 50:
+                self.elapsed[test].append(elapsed)
             if units:
                 self.units[bucket] += units
                 self.by_test[test][bucket] += units

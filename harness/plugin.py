@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -419,11 +420,11 @@ def _started(run: Run, config: pytest.Config) -> Profile:
     try:
         profile = run.start()
         if not run.skip_preflight:
-            began = time.monotonic()
             preflight(run)
             assert run.session is not None
-            asked = run.session.spend.requests.get(PREFLIGHT, 0)
-            run.latency = (time.monotonic() - began) / max(1, asked)
+            answers = run.session.spend.elapsed.get(PREFLIGHT)
+            if answers:  # the median: the first answer also pays for the connection
+                run.latency = statistics.median(answers)
         _say(config, config.stash[SCHEDULE_KEY].line(profile, run.latency))
     except ProfileError as error:
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
