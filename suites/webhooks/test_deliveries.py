@@ -342,21 +342,32 @@ def plain_values(visits: Visits, sent: dict[str, Any], visit: dict[str, Any], re
     }
 
 
-def encrypted_visit(visits: Visits, webhooks: Any) -> tuple[dict, dict, dict]:
-    """A visit with a value in every default-encrypted field: (raw body, plain values of the
-    fields checked, decrypted payload)."""
+@pytest.fixture(scope="module")
+def reason(visits: Visits) -> tuple[str, str]:
+    """A visit reason (uuid, name as read) for the encryption tests' visits. Shared: a visit
+    only names it, which changes nothing on it, and its name is encrypted or not when each
+    visit's event is sent, under the settings of that moment."""
     made = visits.api.post(
         "/api/ws/v1/visit-reason", json=visits.factories.named("createVisitReason", "vr")
     )
     assert made.status_code == 201, made.text
-    reason = visits.api.get(f"/api/ws/v1/visit-reason/{made.json()['uuid']}").json()["name"]
+    read = visits.api.get(f"/api/ws/v1/visit-reason/{made.json()['uuid']}")
+    assert read.status_code == 200, read.text
+    return made.json()["uuid"], read.json()["name"]
+
+
+def encrypted_visit(
+    visits: Visits, webhooks: Any, reason: tuple[str, str]
+) -> tuple[dict, dict, dict]:
+    """A visit with a value in every default-encrypted field: (raw body, plain values of the
+    fields checked, decrypted payload)."""
     sent, visit, match = visits.create(
-        identityNumber=visits.factories.tag("id"), visitReason=made.json()["uuid"]
+        identityNumber=visits.factories.tag("id"), visitReason=reason[0]
     )
     delivery = one(webhooks, "VISIT_CREATED", match)
     return (
         json.loads(delivery["body"]),
-        plain_values(visits, sent, visit, reason),
+        plain_values(visits, sent, visit, reason[1]),
         delivery["payload"],
     )
 
@@ -373,11 +384,11 @@ def check_encryption(raw: dict, plain: dict, names: set[str], secret: str, iv: s
 
 
 @pytest.mark.rule("HOOK-ENCRYPTION-FIELDS", "HOOK-ENCRYPTION-DEFAULT-LIST")
-def test_listed_fields_arrive_as_base64_aes_256_cbc(webhooks, visits, profile) -> None:
+def test_listed_fields_arrive_as_base64_aes_256_cbc(webhooks, visits, profile, reason) -> None:
     encryption = settings_of(profile).get("encryption") or {}
     if not (encryption.get("secret") and encryption.get("iv")):
         pytest.skip("not configured: the profile's webhooks section has no encryption")
-    raw, plain, payload = encrypted_visit(visits, webhooks)
+    raw, plain, payload = encrypted_visit(visits, webhooks, reason)
     names = encrypted_names(encryption.get("fields"))
     check_encryption(raw, plain, names, encryption["secret"], encryption["iv"])
     assert {w: v for w, _, v in leaves(payload) if w in plain} == plain
@@ -573,7 +584,7 @@ def test_signature_and_extra_header_only_when_configured(control, original, spar
 @pytest.mark.requires("control")
 @pytest.mark.rule("HOOK-ENCRYPTION-FIELDS", "HOOK-ENCRYPTION-OVERRIDE")
 def test_only_the_override_fields_are_encrypted_and_nothing_without_an_iv(
-    control, original, spare, visits
+    control, original, spare, visits, reason
 ) -> None:
     # Never the default list (its content is assumed): an override list of two top-level
     # fields, which doc3 names as examples, then a secret without an IV.
@@ -582,7 +593,7 @@ def test_only_the_override_fields_are_encrypted_and_nothing_without_an_iv(
     for with_iv, names in ((iv, set(listed)), (None, set())):
         encryption = {"secret": secret, "iv": with_iv, "fields": listed}
         with configured(control, original, urls=spare_urls(base), encryption=encryption):
-            raw, plain, _ = encrypted_visit(visits, receiver)
+            raw, plain, _ = encrypted_visit(visits, receiver, reason)
         check_encryption(raw, plain, names, secret, iv)
 
 
@@ -590,7 +601,7 @@ def test_only_the_override_fields_are_encrypted_and_nothing_without_an_iv(
 @pytest.mark.rule(
     "HOOK-ENCRYPTION-OVERRIDE", "HOOK-ENCRYPTION-DEFAULT-LIST", "HOOK-ENCRYPTION-FIELDS"
 )
-def test_override_list_replaces_the_default_list(control, original, spare, visits) -> None:
+def test_override_list_replaces_the_default_list(control, original, spare, visits, reason) -> None:
     receiver, base = spare
     secret, iv = secrets.token_hex(32), secrets.token_hex(16)
     cases = [["firstName", "accessCode"], [], None]  # override; default; no IV: nothing
@@ -601,7 +612,7 @@ def test_override_list_replaces_the_default_list(control, original, spare, visit
             "fields": fields or [],
         }
         with configured(control, original, urls=spare_urls(base), encryption=encryption):
-            raw, plain, _ = encrypted_visit(visits, receiver)
+            raw, plain, _ = encrypted_visit(visits, receiver, reason)
         names = set() if fields is None else encrypted_names(fields)
         check_encryption(raw, plain, names, secret, iv)
 
