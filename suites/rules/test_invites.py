@@ -19,6 +19,7 @@ therefore informative for the normative rules they carry.
 from __future__ import annotations
 
 import uuid as uuidlib
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -26,7 +27,7 @@ import httpx
 import pytest
 
 from fixtures._limits import length_range
-from suites.rules._invites import INVITES, InviteCalls, instant, iso, new_host
+from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, instant, iso, new_host
 
 # The read and list-entry shapes are our choice (INV-RECORD-SHAPE, assumed).
 READ_FIELDS = {
@@ -56,6 +57,25 @@ def refused(response: httpx.Response, field: str, status: int = 422) -> None:
 @pytest.fixture(scope="module")
 def inv(api: Any, factories: Any, control_or_none: Any) -> InviteCalls:
     return InviteCalls(api, factories, new_host(api, factories), control_or_none)
+
+
+# The tests that need a visitor refused only need *an* enabled watchlist to list the visitor:
+# they share one, and none of them switches, renames or reads it. Each entry names values of
+# its own test's visitor that are run-tagged (identity number, or the last name beside the
+# first name), which no other test's visitor carries, so an entry refuses only the visitor
+# its test meant. Dropped at the end of the module, which takes the entries along.
+@pytest.fixture(scope="module")
+def listing(api: Any, factories: Any) -> Iterator[str]:
+    created = api.post(WATCHLISTS, json=factories.watchlist(enabled=True))
+    assert created.status_code == 201, created.text
+    yield created.json()["uuid"]
+    api.delete(f"{WATCHLISTS}/{created.json()['uuid']}")
+
+
+def put_on_list(api: Any, watchlist: str, **entry: Any) -> None:
+    """Put an entry (fields as doc2 names them) in ``watchlist``."""
+    added = api.post(f"{WATCHLISTS}/{watchlist}/entries", json=entry)
+    assert added.status_code == 201, added.text
 
 
 # -- create, read, not found ----------------------------------------------------------------
@@ -270,7 +290,7 @@ def test_update_to_a_reference_to_nothing_answers_422(inv, ledger, field: str) -
 
 
 @pytest.mark.rule("VER-INVITE-UNDERSCORE-SPELLINGS")
-def test_underscore_spelt_create_is_accepted(inv, factories) -> None:
+def test_underscore_spelt_create_is_accepted(inv, factories, listing) -> None:
     values = {old: factories.tag(old[:4])[:50] for old in SPELLINGS}
     sent = {**inv.body(firstName=None, lastName=None), **values}
     response = inv.post(sent)
@@ -282,7 +302,7 @@ def test_underscore_spelt_create_is_accepted(inv, factories) -> None:
     ]
     # identity_number is checked against the watchlists like any identity number.
     identity = factories.tag("id")
-    inv.watchlist(identityNumber=identity)
+    put_on_list(inv.api, listing, identityNumber=identity)
     sent = {**inv.body(firstName=None, lastName=None), **values, "identity_number": identity}
     sent["last_name"] = factories.tag("last")
     refusal = inv.post(sent)
@@ -320,9 +340,20 @@ def new_location(api: Any, factories: Any, name: str | None = None) -> tuple[str
     return created.json()["uuid"], name
 
 
+@pytest.fixture(scope="module")
+def place(api: Any, factories: Any) -> tuple[str, str]:
+    """A location (uuid, name) for the tests that only name one in invitations: naming a
+    location changes nothing on it. Its name is as long as an invitation's location may be,
+    so the test of that bound can use it too."""
+    longest = length_range("createInvite", "location")[1]
+    return new_location(
+        api, factories, factories.name_for("createLocation", "loc").ljust(longest, "x")
+    )
+
+
 @pytest.mark.rule("INV-LOCATION-BY-NAME")
-def test_location_given_by_uuid_or_by_name_is_accepted(inv, api, factories) -> None:
-    location, name = new_location(api, factories)
+def test_location_given_by_uuid_or_by_name_is_accepted(inv, place) -> None:
+    location, name = place
     for given in (location, name):
         sent = inv.documented(location=given)
         response = inv.post(sent)
@@ -331,11 +362,9 @@ def test_location_given_by_uuid_or_by_name_is_accepted(inv, api, factories) -> N
 
 
 @pytest.mark.rule("INV-LOCATION-BY-NAME", "INV-FIELD-LENGTH", "INV-RECORD-SHAPE")
-def test_location_given_by_uuid_or_by_name(inv, api, factories) -> None:
+def test_location_given_by_uuid_or_by_name(inv, place) -> None:
     """The read's location field is our choice, so this test also runs the (assumed) update."""
-    longest = length_range("createInvite", "location")[1]
-    name = factories.name_for("createLocation", "loc").ljust(longest, "x")
-    location, name = new_location(api, factories, name)
+    location, name = place  # its name as long as an invitation's location may be
     for given in (location, name):
         assert inv.read(inv.new(location=given))["location"] == location, given
     registration = inv.new()
@@ -348,9 +377,9 @@ def test_location_given_by_uuid_or_by_name(inv, api, factories) -> None:
 @pytest.mark.rule("INV-LOCATION-UNKNOWN-NAME-DEFAULT", "INV-LOCATION-BY-NAME")
 @pytest.mark.requires("control")
 def test_unknown_location_name_follows_the_administrator_setting(
-    inv, api, control, factories
+    inv, control, factories, place
 ) -> None:
-    unknown, (_, known) = factories.tag("nowhere"), new_location(api, factories)
+    unknown, (_, known) = factories.tag("nowhere"), place
     with control.settings_changed(location_name_tolerant=False):
         refused(inv.post(inv.documented(location=unknown)), "location")
         inv.create(inv.documented(location=known))  # a known name is no unrecognised one
@@ -464,11 +493,13 @@ def test_expiry_must_be_later_than_activation(inv) -> None:
 # -- watchlist ----------------------------------------------------------------------------
 @pytest.mark.rule("INV-WATCHLIST-451", "ERR-451-FINAL", "WL-CONSULTED-ON-ARRIVAL")
 @pytest.mark.parametrize("by", ["identityNumber", "name"])
-def test_watchlist_match_answers_451_every_time(inv, factories, by: str) -> None:
+def test_watchlist_match_answers_451_every_time(inv, factories, listing, by: str) -> None:
     sent = inv.documented(identityNumber=factories.tag("id"))
     names = {"firstName": sent["first_name"], "lastName": sent["last_name"]}
-    inv.watchlist(
-        **({"identityNumber": sent["identity_number"]} if by == "identityNumber" else names)
+    put_on_list(
+        inv.api,
+        listing,
+        **({"identityNumber": sent["identity_number"]} if by == "identityNumber" else names),
     )
     for _ in range(2):
         response = inv.post(sent)
