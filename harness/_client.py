@@ -85,6 +85,12 @@ def _encode_fields(node: Any, fields: frozenset[str], convert: Callable[[str], s
     return node
 
 
+def _is_read(op: spec.Operation) -> bool:
+    """A keyed operation a Read permission allows (list, read, search, match, download)."""
+    permission = str(op.permission or "")
+    return op.keyed and (permission.startswith("Read ") or permission.endswith("- Read"))
+
+
 class TargetClient:
     """Talks to the target with one way of authenticating (a key, or a deliberate bad header)."""
 
@@ -103,6 +109,9 @@ class TargetClient:
         self.session = session
         self.name = name
         self.bucket = bucket or name  # where the target charges this client's requests
+        # Where this client's reads go instead (the readonly key: its own bucket drains beside
+        # this one's); None: it sends them itself.
+        self.reads_via: TargetClient | None = None
         self.header = header
         self.pacer = pacer
         self.failing = failing
@@ -145,6 +154,23 @@ class TargetClient:
         """Send one request. ``raw`` skips field encryption; ``checks`` the global checks."""
         found = spec.match(method, urlsplit(path).path)
         op, path_params = found if found else (None, {})
+        # A header given names its own key: that request is not rerouted.
+        routed = "Authorization" not in (headers or {}) and op is not None and _is_read(op)
+        if self.reads_via is not None and routed:
+            return self.reads_via.request(
+                method,
+                path,
+                json=json,
+                content=content,
+                files=files,
+                params=params,
+                headers=headers,
+                checks=checks,
+                pace=pace,
+                retry_429=retry_429,
+                raw=raw,
+                allow_foreign=allow_foreign,
+            )
         if method.upper() in ("PUT", "DELETE", "POST") and not allow_foreign:
             self._guard(method, path, op)
         send_json = json

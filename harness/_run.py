@@ -123,6 +123,19 @@ class Run:
         self._clients[name] = client
         return client
 
+    def writer(self) -> TargetClient:
+        """The ``full`` key's client for tests that make and inspect their own records: its
+        reads go through the ``readonly`` key where the profile has one. Both keys see the
+        same system, and each has its own bucket, so a run's reads and writes drain two
+        buckets side by side instead of one. ``client("full")`` stays the full key alone."""
+        if "writer" not in self._clients:
+            full = self.client("full")
+            assert full is not None and self.session is not None
+            writer = TargetClient(self.session, "full", full.header, full.pacer)
+            writer.reads_via = self.client("readonly")
+            self._clients["writer"] = writer
+        return self._clients["writer"]
+
     def control(self) -> ControlPlane | None:
         """A new client of the control plane (the caller closes it); ``None`` without one."""
         profile = self.start()

@@ -537,9 +537,10 @@ def client(amws_run: Run) -> Callable[[str], TargetClient]:
 
 
 @pytest.fixture(scope="session")
-def api(client: Callable[[str], TargetClient]) -> TargetClient:
-    """The ``full`` key's client."""
-    return client("full")
+def api(amws_run: Run) -> TargetClient:
+    """The ``full`` key's client, its reads sent with the ``readonly`` key where there is one
+    (see :meth:`Run.writer`); ``client("full")`` is the full key for everything."""
+    return amws_run.writer()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
