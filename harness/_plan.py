@@ -94,12 +94,14 @@ def stale(
 ) -> list[str]:
     """Why the table no longer describes the suites, one line per test (empty: it does).
 
-    A test that ran but is missing from the table, a table entry of a test that no longer
-    exists, or a bucket whose units moved by more than ``tolerance`` of the table's figure
+    Meant for a deep run. A test that ran but is missing from the table, a table entry of a
+    test that no longer exists, or a bucket whose units moved by more than ``tolerance`` of the table's figure
     and more than ``slack`` units (so cheap tests do not flap on one more read) makes it stale.
     """
     problems = []
     for nodeid, run in measured.items():
+        if run.get("outcome") == "not-run":
+            continue  # a plan or the clock left it out: nothing was measured
         if nodeid not in table.tests:
             problems.append(f"{nodeid}: not in the cost table")
             continue
