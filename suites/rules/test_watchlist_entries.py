@@ -214,8 +214,11 @@ def test_paging_ranges(api, shared, tail: str) -> None:
 
 
 @pytest.mark.rule("WL-ENTRIES-PAGING", "WL-ENTRIES-ENVELOPE")
-def test_entries_paging_defaults_and_windows(api, factories) -> None:
-    # A watchlist of its own: the test pages through its whole entries list.
+def test_entries_paging_defaults_and_windows(api, factories, shared) -> None:
+    # A watchlist of its own: the test pages through its whole entries list. An entry in
+    # another watchlist makes sure the system holds entries the list must leave out (with none
+    # elsewhere, a list of every watchlist's entries would look right).
+    _entry(api, shared[1], _entry_body(factories))
     watchlist = _watchlist(api, factories)
     entries = [_entry(api, watchlist, _entry_body(factories)) for _ in range(3)]
     page = _page(api, watchlist)
