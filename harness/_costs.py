@@ -2,8 +2,10 @@
 
 It runs every suite (the deep plan) against an embedded reference server and keeps, per test
 and per shared set-up, the units each bucket was charged for the answered requests, the
-number of requests, the seconds it took and the time it asked to pass on the target. The
-table is committed (``harness/costs.json``); a project test fails when it goes stale.
+number of requests, the seconds it took and the time it asked to pass on the target. Given
+the self-check's kill matrix (``--kill-matrix``), each test also names the faults it kills, so
+that a plan can keep one killer of every fault of the rules it certifies. The table is
+committed (``harness/costs.json``); a project test fails when it goes stale.
 """
 
 from __future__ import annotations
@@ -24,8 +26,23 @@ from harness._spend import SETUP
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def table_from_report(document: dict[str, Any]) -> CostTable:
-    """The cost table a deep run's ``report.json`` measured."""
+def _without_fault(nodeid: str, fault: str) -> str:
+    return nodeid.replace(f"-fault={fault}]", "]").replace(f"[fault={fault}]", "")
+
+
+def kills_from_matrix(matrix: dict[str, Any]) -> dict[str, list[str]]:
+    """Per test, the faults of the self-check's kill matrix it was seen to kill."""
+    kills: dict[str, list[str]] = {}
+    for fault in matrix["faults"]:
+        for nodeid in fault["failed_tests"]:
+            kills.setdefault(_without_fault(nodeid, fault["name"]), []).append(fault["name"])
+    return kills
+
+
+def table_from_report(document: dict[str, Any], matrix: dict[str, Any] | None = None) -> CostTable:
+    """The cost table a deep run's ``report.json`` measured; with a self-check's kill matrix,
+    each test also names the faults it kills (``fault:NAME`` elements a plan may cover)."""
+    kills = kills_from_matrix(matrix) if matrix else {}
     setups = {
         name: entry
         for name, entry in document["setups"].items()
@@ -40,16 +57,19 @@ def table_from_report(document: dict[str, Any]) -> CostTable:
             "target_seconds": entry["target_seconds"],
             # Only the set-ups that cost something are worth the planner's attention.
             "uses": [u for u in entry["uses"] if u in setups],
+            "rules": entry["rules"],
             "decides": entry["decides"],
             # A test that skipped on the reference server is a plan's last resort for a rule.
             "skipped": entry["outcome"] == "skipped",
-            "covers": entry["covers"],
+            "covers": entry["covers"] + [f"fault:{name}" for name in kills.get(nodeid, [])],
         }
     measured = {
         "at": document["generated_at"],
         "commit": _commit(),
         "outcomes": _outcomes(document),
         "preflight": document["setups"].get(PREFLIGHT, {}),
+        # Which rule each fault breaks: a plan proves the faults of the rules it certifies.
+        "faults": {f["name"]: f["rule"] for f in matrix["faults"]} if matrix else {},
     }
     return CostTable(tests=tests, setups=setups, measured=measured)
 
@@ -97,12 +117,13 @@ def measure(extra: Sequence[str] = ()) -> dict[str, Any]:
         return loaded
 
 
-def main(output: str | None, from_report: str | None) -> int:
+def main(output: str | None, from_report: str | None, kill_matrix: str | None) -> int:
     if from_report:
         document = json.loads(Path(from_report).read_text(encoding="utf-8"))
     else:
         document = measure()
-    table = table_from_report(document)
+    matrix = json.loads(Path(kill_matrix).read_text(encoding="utf-8")) if kill_matrix else None
+    table = table_from_report(document, matrix)
     table.dump(Path(output) if output else COST_TABLE)
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(table.measured["outcomes"].items()))
     stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

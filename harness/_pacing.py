@@ -6,6 +6,8 @@ import threading
 import time
 from collections.abc import Callable
 
+RESERVE_SECONDS = 0.1
+
 
 class Pacer:
     """Waits before a request until the modelled bucket holds its cost.
@@ -48,7 +50,10 @@ class Pacer:
             self._refill()
             need = min(cost, self.capacity) - self._tokens
             if need > 0:
-                pause = need / self.rate
+                # A little beyond the bare need: the target's bucket refills from when each
+                # request reached it, so a request that arrives a few milliseconds sooner than
+                # the one before would otherwise find it short of a fraction of a unit.
+                pause = need / self.rate + RESERVE_SECONDS
                 if self._on_wait is not None:
                     self._on_wait(pause)
                 self._sleep(pause)

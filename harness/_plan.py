@@ -95,8 +95,9 @@ def stale(
     """Why the table no longer describes the suites, one line per test (empty: it does).
 
     Meant for a deep run. A test that ran but is missing from the table, a table entry of a
-    test that no longer exists, or a bucket whose units moved by more than ``tolerance`` of the table's figure
-    and more than ``slack`` units (so cheap tests do not flap on one more read) makes it stale.
+    test that no longer exists, or a bucket whose units moved by more than ``tolerance`` of
+    the table's figure and more than ``slack`` units (so cheap tests do not flap on one more
+    read) makes it stale.
     """
     problems = []
     for nodeid, run in measured.items():
@@ -193,7 +194,12 @@ def build(name: str, table: CostTable) -> Plan:
         for e in entry.get("covers", ())
         if e.startswith(covers) and covers
     }
-    universe = (certifying_rules(table) if name == "certify" else set(rules["rules"])) | elements
+    decided = certifying_rules(table) if name == "certify" else set(rules["rules"])
+    # A plan keeps a test that kills each fault of the rules it decides (where the table
+    # knows the kill matrix), so the plan alone still proves its tests can fail.
+    breaks = table.measured.get("faults", {})
+    elements = {e for e in elements if not e.startswith("fault:") or breaks.get(e[6:]) in decided}
+    universe = decided | elements
     candidates = [table.candidate(n) for n in sorted(table.tests)]
     deep_only = tuple(rules.get("deep_only", ())) or ("\0",)
     ran = {n for n, e in table.tests.items() if not e.get("skipped")}

@@ -91,6 +91,20 @@ class Collector:
         for nodeid, entry in output.get("not_started", {}).items():
             self.tests.setdefault(nodeid, entry)
 
+    def never_collected(self, tests: dict[str, dict[str, Any]], reason: str) -> None:
+        """Tests of the cost table in folders the run did not even collect (the plan kept
+        none of them): reported as not run, with the rules the table knows them by."""
+        for nodeid, entry in tests.items():
+            self.tests.setdefault(
+                nodeid,
+                {
+                    "rules": list(entry.get("rules", ())),
+                    "covers": list(entry.get("covers", ())),
+                    "outcome": "not-run",
+                    "reason": reason,
+                },
+            )
+
     def _plan_counts(self) -> dict[str, Any] | None:
         """The plan, with its counts taken from the tests (a controller of xdist workers never
         selected any itself)."""

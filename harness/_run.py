@@ -183,16 +183,28 @@ class Run:
 
     def shared(self, name: str, make: Callable[[], T]) -> T:
         """A value made once per run and shared by the tests that ask for it (records several
-        tests only read). What making it spends is booked to the set-up ``name``, and each
-        asking test is recorded as using it, so a plan knows what keeping a test costs."""
-        assert self.session is not None
-        spend = self.session.spend
-        setup = f"{SETUP}{name}"
-        spend.used(self.session.current_test, setup)
+        tests only read), booked as the set-up ``name`` (see :meth:`sharing`)."""
         if name not in self._shared:
-            with spend.booked_to(setup):
+            with self.sharing(name):
                 self._shared[name] = make()
+        else:
+            self.sharing_used(name)
         return self._shared[name]  # type: ignore[no-any-return]
+
+    @contextmanager
+    def sharing(self, name: str) -> Iterator[None]:
+        """Book what the block spends (making a value several tests share, however they cache
+        it) to the set-up ``name``, and record that the current test uses it: a plan that
+        keeps any one of those tests knows it pays for the set-up once."""
+        assert self.session is not None
+        self.sharing_used(name)
+        with self.session.spend.booked_to(f"{SETUP}{name}"):
+            yield
+
+    def sharing_used(self, name: str) -> None:
+        """The current test uses the shared set-up ``name`` (made earlier)."""
+        assert self.session is not None
+        self.session.spend.used(self.session.current_test, f"{SETUP}{name}")
 
     def pass_time(self, seconds: float) -> None:
         """Let ``seconds`` pass on the target: its clock moves where it has a control plane,

@@ -41,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     costs = commands.add_parser("costs", help="measure the cost table (runs the suites, deep)")
     costs.add_argument("--output", help="where to write it (default: harness/costs.json)")
     costs.add_argument("--from-report", help="build it from a deep run's report.json instead")
+    costs.add_argument(
+        "--kill-matrix", help="the self-check's --output: which tests kill which fault"
+    )
     plan = commands.add_parser("plan", help="show what a plan runs and spends")
     plan.add_argument("name", choices=PLANS)
     plan.add_argument("--tests", action="store_true", help="list the tests too")
@@ -48,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "costs":
         from harness._costs import main as costs_main
 
-        return costs_main(args.output, args.from_report)
+        return costs_main(args.output, args.from_report, args.kill_matrix)
     return _plan(args.name, args.tests)
 
 

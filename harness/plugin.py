@@ -34,6 +34,7 @@ from harness._spend import SETUP
 RUN_KEY = pytest.StashKey[Run]()
 COLLECTOR_KEY = pytest.StashKey[Collector]()
 SCHEDULE_KEY = pytest.StashKey[Schedule]()
+IGNORED_KEY = pytest.StashKey[set[str]]()  # test folders a plan kept nothing from
 MARKERS = {
     "rule(*ids)": "the rule ids of spec/rules.yaml this test verifies",
     "requires(capability)": "skip unless the profile configures it (a key name, control, "
@@ -230,6 +231,24 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         _ACTIVE.remove(config)
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A test folder the plan takes no test from is not collected at all: the contract
+    suite's schemas alone take seconds to build, for tests a gate or certify run leaves out."""
+    schedule = config.stash.get(SCHEDULE_KEY, None)
+    if schedule is None or schedule.plan.everything or not collection_path.is_dir():
+        return None
+    try:
+        folder = collection_path.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        return None
+    measured = {n.split("::")[0].rpartition("/")[0] for n in schedule.table.tests}
+    planned = {n.split("::")[0].rpartition("/")[0] for n in schedule.plan.keeps}
+    if folder not in measured - planned:
+        return None
+    config.stash.setdefault(IGNORED_KEY, set()).add(folder)
+    return True
+
+
 FAULT_PARAM = "amws_fault"
 
 
@@ -312,6 +331,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         schedule.order = [_plan_key(i) for i in items]
     config.stash[COLLECTOR_KEY].collected(items)
     config.stash[COLLECTOR_KEY].collected(left_out, PLAN_LEFT_OUT)
+    skipped_folders = config.stash.get(IGNORED_KEY, set())
+    if skipped_folders:
+        table = config.stash[SCHEDULE_KEY].table.tests
+        config.stash[COLLECTOR_KEY].never_collected(
+            {
+                n: e
+                for n, e in table.items()
+                if n.split("::")[0].rpartition("/")[0] in skipped_folders
+            },
+            PLAN_LEFT_OUT,
+        )
 
 
 def _plan_key(item: pytest.Item) -> str:
@@ -380,13 +410,22 @@ def _setups_of(item: pytest.Item) -> list[str]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Any:
-    """Book what a shared fixture spends to its set-up, not to the first test that asks."""
+    """Book what a shared fixture spends, made and torn down, to its set-up, not to the test
+    that happens to be first or last to use it."""
     run = request.config.stash.get(RUN_KEY, None)
     if run is None or run.session is None or fixturedef.scope not in _SCOPE_NODES:
         return (yield)
     index = getattr(request, "param_index", None) if fixturedef.params else None
-    with run.session.spend.booked_to(_setup_name(request.node.nodeid, fixturedef.argname, index)):
-        return (yield)
+    name = _setup_name(request.node.nodeid, fixturedef.argname, index)
+    spend = run.session.spend
+    # Finalizers run last-registered first: the booking opens before the fixture's own
+    # teardown (registered while it is made) and closes after it.
+    booked = spend.booked_to(name)
+    fixturedef.addfinalizer(lambda: booked.__exit__(None, None, None))
+    with spend.booked_to(name):
+        result = yield
+    fixturedef.addfinalizer(booked.__enter__)
+    return result
 
 
 def _uses_target(item: pytest.Item) -> bool:

@@ -120,8 +120,14 @@ class Shared:
     def get(self, request: pytest.FixtureRequest, name: str, build: Callable[[], T]) -> T:
         callspec = getattr(request.node, "callspec", None)
         key = (name, callspec.params.get(FAULT_PARAM) if callspec else None)
+        # Booked as a set-up of its own, not to whichever test happens to ask first.
+        run = request.getfixturevalue("amws_run")
+        setup = f"{request.node.module.__name__}::{name}"
         if key not in self._built:
-            self._built[key] = build()
+            with run.sharing(setup):
+                self._built[key] = build()
+        else:
+            run.sharing_used(setup)
         # The call's report is logged (and counted) before the test's fixtures are torn down.
         failed_before = request.session.testsfailed
 

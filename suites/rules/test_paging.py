@@ -116,14 +116,18 @@ SCENARIOS: dict[str, Callable[[Any, Factories], Scenario]] = {
 
 
 @pytest.fixture(scope="module")
-def scenario_of(api, factories) -> Callable[[str], Scenario]:
-    """One scenario per operation, built on first use (its data is not changed afterwards)."""
+def scenario_of(amws_run, api, factories) -> Callable[[str], Scenario]:
+    """One scenario per operation, built on first use (its data is not changed afterwards),
+    booked as a shared set-up rather than to the first test that asks for it."""
     built: dict[str, Scenario] = {}
 
     def get(op_id: str) -> Scenario:
         assert op_id in SCENARIOS, f"the suite has no paging scenario for {op_id}"
         if op_id not in built:
-            built[op_id] = SCENARIOS[op_id](api, factories)
+            with amws_run.sharing(f"paging:{op_id}"):
+                built[op_id] = SCENARIOS[op_id](api, factories)
+        else:
+            amws_run.sharing_used(f"paging:{op_id}")
         return built[op_id]
 
     return get
