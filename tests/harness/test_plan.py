@@ -153,3 +153,43 @@ def test_a_test_that_skipped_where_measured_is_the_last_resort() -> None:
     only.tests["suites/rules/a.py::skips"] = {**table.tests["suites/rules/a.py::skips"]}
     only.tests["suites/rules/a.py::skips"]["decides"] = ["CONV-SYSTEM-SCOPE-404"]
     assert build("certify", only).keeps == {"suites/rules/a.py::runs"}
+
+
+def test_certify_keeps_a_killer_of_each_fault_of_the_rules_it_decides() -> None:
+    from harness._costs import kills_from_matrix
+
+    matrix = {
+        "faults": [
+            {
+                "name": "weak-spot",
+                "rule": "DEPT-WRITE-ACK",
+                "failed_tests": ["m::strong[fault=weak-spot]"],
+            },
+            {
+                "name": "assumed-one",
+                "rule": "INV-UPDATE-200",
+                "failed_tests": ["m::informative[x-fault=assumed-one]"],
+            },
+        ]
+    }
+    kills = kills_from_matrix(matrix)
+    assert kills == {"m::strong": ["weak-spot"], "m::informative[x]": ["assumed-one"]}
+    table = _table(
+        **{
+            "m::cheap": {"units": {"full": 10}, "decides": ["DEPT-WRITE-ACK"]},
+            "m::strong": {
+                "units": {"full": 90},
+                "decides": ["DEPT-WRITE-ACK"],
+                "covers": ["fault:weak-spot"],
+            },
+            "m::informative[x]": {
+                "units": {"full": 5},
+                "decides": [],
+                "covers": ["fault:assumed-one"],
+            },
+        }
+    )
+    table.measured = {"faults": {f["name"]: f["rule"] for f in matrix["faults"]}}
+    # The cheap test decides the rule but does not catch its fault: the killer is kept
+    # instead; the fault of a rule certify does not decide asks for nothing.
+    assert build("certify", table).keeps == {"m::strong"}
