@@ -117,13 +117,25 @@ def measure(extra: Sequence[str] = ()) -> dict[str, Any]:
         return loaded
 
 
-def main(output: str | None, from_report: str | None, kill_matrix: str | None) -> int:
+def merged(matrices: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Several kill matrices as one: every test seen killing each fault."""
+    if not matrices:
+        return None
+    faults: dict[str, dict[str, Any]] = {}
+    for matrix in matrices:
+        for fault in matrix["faults"]:
+            slot = faults.setdefault(fault["name"], {**fault, "failed_tests": []})
+            slot["failed_tests"] = sorted(set(slot["failed_tests"]) | set(fault["failed_tests"]))
+    return {"faults": list(faults.values())}
+
+
+def main(output: str | None, from_report: str | None, kill_matrices: list[str]) -> int:
     if from_report:
         document = json.loads(Path(from_report).read_text(encoding="utf-8"))
     else:
         document = measure()
-    matrix = json.loads(Path(kill_matrix).read_text(encoding="utf-8")) if kill_matrix else None
-    table = table_from_report(document, matrix)
+    matrices = [json.loads(Path(m).read_text(encoding="utf-8")) for m in kill_matrices]
+    table = table_from_report(document, merged(matrices))
     table.dump(Path(output) if output else COST_TABLE)
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(table.measured["outcomes"].items()))
     stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

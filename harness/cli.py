@@ -42,7 +42,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     costs.add_argument("--output", help="where to write it (default: harness/costs.json)")
     costs.add_argument("--from-report", help="build it from a deep run's report.json instead")
     costs.add_argument(
-        "--kill-matrix", help="the self-check's --output: which tests kill which fault"
+        "--kill-matrix",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="self-check outputs (--output) saying which tests kill which fault; several "
+        "(a deep one, a --plan certify one) add up, as each stops at a fault's first kill",
     )
     plan = commands.add_parser("plan", help="show what a plan runs and spends")
     plan.add_argument("name", choices=PLANS)

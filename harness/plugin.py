@@ -419,12 +419,22 @@ def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Any
     name = _setup_name(request.node.nodeid, fixturedef.argname, index)
     spend = run.session.spend
     # Finalizers run last-registered first: the booking opens before the fixture's own
-    # teardown (registered while it is made) and closes after it.
-    booked = spend.booked_to(name)
-    fixturedef.addfinalizer(lambda: booked.__exit__(None, None, None))
+    # teardown (registered while it is made) and closes after it. A fixture that raised or
+    # skipped never registers the opening; the closing then has nothing to close.
+    before: list[str] = []
+
+    def open_booking() -> None:
+        before.append(spend.current)
+        spend.current = name
+
+    def close_booking() -> None:
+        if before:
+            spend.current = before.pop()
+
+    fixturedef.addfinalizer(close_booking)
     with spend.booked_to(name):
         result = yield
-    fixturedef.addfinalizer(booked.__enter__)
+    fixturedef.addfinalizer(open_booking)
     return result
 
 
