@@ -380,8 +380,15 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             run.session.spend.used(key, setup)
 
 
-def _setup_name(node_id: str, argname: str, index: int | None) -> str:
-    return f"{SETUP}{node_id}::{argname}" + ("" if index is None else f"[{index}]")
+def _setup_name(node_id: str, fixturedef: Any, callspec: Any) -> str:
+    """What a shared fixture's set-up is booked under: its scope's node and its name, and
+    which parameter it was made for, its own or that of an argument it takes (a module
+    fixture over a module-scoped parametrisation is made once per value)."""
+    names = [fixturedef.argname, *fixturedef.argnames]
+    indices = callspec.indices if callspec is not None else {}
+    made_for = [f"{n}={indices[n]}" for n in names if n in indices]
+    suffix = f"[{','.join(made_for)}]" if made_for else ""
+    return f"{SETUP}{node_id}::{fixturedef.argname}{suffix}"
 
 
 _SCOPE_NODES: dict[str, type[pytest.Node]] = {
@@ -403,8 +410,7 @@ def _setups_of(item: pytest.Item) -> list[str]:
         if not defs or defs[-1].scope not in _SCOPE_NODES:
             continue
         node = item.getparent(_SCOPE_NODES[defs[-1].scope])
-        index = callspec.indices.get(argname) if callspec and defs[-1].params else None
-        found.append(_setup_name(node.nodeid if node else "", argname, index))
+        found.append(_setup_name(node.nodeid if node else "", defs[-1], callspec))
     return found
 
 
@@ -415,8 +421,8 @@ def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Any
     run = request.config.stash.get(RUN_KEY, None)
     if run is None or run.session is None or fixturedef.scope not in _SCOPE_NODES:
         return (yield)
-    index = getattr(request, "param_index", None) if fixturedef.params else None
-    name = _setup_name(request.node.nodeid, fixturedef.argname, index)
+    item = getattr(request, "_pyfuncitem", None)
+    name = _setup_name(request.node.nodeid, fixturedef, getattr(item, "callspec", None))
     spend = run.session.spend
     # Finalizers run last-registered first: the booking opens before the fixture's own
     # teardown (registered while it is made) and closes after it. A fixture that raised or
