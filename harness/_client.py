@@ -23,7 +23,7 @@ import spec
 from harness._checks import Violation, check, normative
 from harness._ledger import Ledger, delete_path_for
 from harness._pacing import Pacer
-from harness._spend import FAILED_AUTH_COST, Spend, answered_cost
+from harness._spend import FAILED_AUTH_COST, SETUP, Spend, answered_cost
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 MAX_429_RETRIES = 4
@@ -59,6 +59,10 @@ class Session:
     coverage: Counter[str] = field(default_factory=Counter)
     # The operations of the current test whose shape the documents leave open (x-assumed).
     assumed_operations: set[str] = field(default_factory=set)
+    # The same, per shared set-up: a test that uses the set-up relies on them as well.
+    setup_assumed: dict[str, set[str]] = field(default_factory=dict)
+    # False while tests and fixtures are torn down, or the run cleans up: tidying, not observing.
+    observing: bool = True
     spend: Spend = field(default_factory=Spend)
 
     @property
@@ -207,8 +211,12 @@ class TargetClient:
         self._record(method, response, json)
         if op is not None:
             self.session.coverage[op.operation_id] += 1
-            if op.assumed:
-                self.session.assumed_operations.add(op.operation_id)
+            if op.assumed and self.session.observing:
+                booking = self.session.booking
+                if booking.startswith(SETUP):
+                    self.session.setup_assumed.setdefault(booking, set()).add(op.operation_id)
+                else:
+                    self.session.assumed_operations.add(op.operation_id)
             if checks:
                 self._check(op, json, response, params)
             self._register(op, path_params, response, json, urlsplit(path).path)

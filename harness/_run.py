@@ -257,6 +257,7 @@ class Run:
                     "DELETE", entry.delete_path or "", checks=False, allow_foreign=True
                 )
 
+        session.observing = False
         self.cleanup_problems += session.ledger.cleanup(send)
 
     def stop(self) -> None:

@@ -494,6 +494,19 @@ def _started(run: Run, config: pytest.Config) -> Profile:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Any:
+    """What a test's teardown sends (its fixtures tidying up) is not an observation."""
+    session = item.config.stash[RUN_KEY].session
+    if session is not None:
+        session.observing = False
+    try:
+        return (yield)
+    finally:
+        if session is not None:
+            session.observing = True
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     report.user_properties.append(("rules", _rules_of(item)))
@@ -508,10 +521,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if run.session is not None:
         run.session.transcript.clear()
         if call.when != "teardown":  # what teardown calls is tidying up, not observation
-            # A test that reached an operation of assumed shape never decides a normative rule.
-            report.user_properties.append(
-                ("assumed_operations", sorted(run.session.assumed_operations))
-            )
+            # A test that reached an operation of assumed shape, itself or through a shared
+            # set-up it uses, never decides a normative rule.
+            session = run.session
+            relied = set(session.assumed_operations)
+            for setup in session.spend.uses.get(session.current_test, ()):
+                relied |= session.setup_assumed.get(setup, set())
+            report.user_properties.append(("assumed_operations", sorted(relied)))
     return report
 
 

@@ -16,6 +16,7 @@ from starlette.routing import Route
 from reference_server._crypto import equal
 from reference_server._state import Server
 from reference_server._time import format_instant, parse_instant
+from reference_server.webhooks import dispatcher
 
 
 def _error(status: int, reason: str) -> JSONResponse:
@@ -69,6 +70,9 @@ def build_control_plane(server: Server) -> Starlette:
         return JSONResponse(server.settings)
 
     async def webhook_integration(request: Request) -> JSONResponse:
+        if request.method == "GET":
+            # What the admin screen shows: lets a suite restore the integration it changes.
+            return JSONResponse(dispatcher.shown(server))
         body = await body_of(request)
         return JSONResponse(server.configure_webhooks(body))
 
@@ -109,7 +113,11 @@ def build_control_plane(server: Server) -> Starlette:
         routes=[
             Route("/_reference/clock", guarded(clock), methods=["GET", "PUT"]),
             Route("/_reference/settings", guarded(settings), methods=["GET", "PUT"]),
-            Route("/_reference/webhook-integration", guarded(webhook_integration), methods=["PUT"]),
+            Route(
+                "/_reference/webhook-integration",
+                guarded(webhook_integration),
+                methods=["GET", "PUT"],
+            ),
             Route(
                 "/_reference/hardware/relay-events",
                 guarded(listing("relay_event")),

@@ -131,6 +131,12 @@ def _urls(value: Any) -> dict[str, str]:
     return urls
 
 
+def shown(server: Server) -> dict[str, Any]:
+    """The saved integration as the admin screen shows it (what ``configure`` accepts)."""
+    saved = integration(server) or {}
+    return {name: value for name, value in saved.items() if name in _SETTINGS}
+
+
 def configure(server: Server, settings: dict[str, Any]) -> dict[str, Any]:
     """Validate and save the integration of the first system (the control plane's PUT)."""
     unknown = set(settings) - _SETTINGS

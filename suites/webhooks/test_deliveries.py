@@ -480,6 +480,12 @@ def original(webhooks, visits, profile, control) -> dict[str, Any]:
     run the earlier tests have seen every status, so the control-plane tests reach none.
     """
     settings = settings_of(profile)
+    # A control plane that shows the integration saved (the reference server's does) spares
+    # provoking the statuses not seen yet, and with it the operations of assumed shape that
+    # would count against the tests using this fixture (whichever tests a plan keeps).
+    shown = control.get(_control_path(control))
+    if shown.status_code == 200 and set(URL_SETTINGS) <= set(shown.json().get("urls") or {}):
+        return shown.json()
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(settings["public_url"]))
     # Deliveries of the run's receiver all came with the URLs the profile configured: the tests
     # that change them point them at the spare receiver.
