@@ -191,6 +191,19 @@ def test_integration_refuses_malformed_secrets(live: LiveServer, receiver: Recei
         assert integrate(live, receiver, hmac_key=key)["hmac_key"] == key
 
 
+def test_the_saved_integration_can_be_read_back_and_saved_again(
+    live: LiveServer, receiver: Receiver
+) -> None:
+    saved = integrate(live, receiver, hmac_key="k" * 40)
+    with live.control() as control:
+        shown = control.get("/_reference/webhook-integration")
+        assert shown.status_code == 200
+        # Exactly what was saved, and nothing the PUT would refuse (so a suite can restore it).
+        assert shown.json() == {k: v for k, v in saved.items() if k != "system"}
+        again = control.put("/_reference/webhook-integration", json=shown.json())
+        assert again.status_code == 200 and again.json()["urls"] == saved["urls"]
+
+
 # -- signature and headers ---------------------------------------------------------------------
 def test_signature_is_hmac_sha256_over_path_timestamp_and_body(
     live: LiveServer, receiver: Receiver
