@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from fixtures._limits import length_range
+from suites.rules._watchlists import dropped, watchlist_pair
 
 WATCHLISTS = "/api/ws/v1/watchlists"
 IDENTIFYING = (
@@ -71,12 +72,6 @@ def _page(api: Any, watchlist: str, **params: Any) -> dict[str, Any]:
     return response.json()
 
 
-def _dropped(api: Any, watchlist: str) -> None:
-    """Delete ``watchlist``: its entries go with it, so the cleanup sends one delete, not one
-    per entry (not asserted: what a delete answers is test_watchlists' concern)."""
-    api.delete(f"{WATCHLISTS}/{watchlist}")
-
-
 # -- shared records ----------------------------------------------------------------------
 # Tests that only need *a* watchlist to hold their entries (or a watchlist other than the one
 # they check) share these two. Every entry put in them carries run-tagged values of its own
@@ -87,10 +82,7 @@ def _dropped(api: Any, watchlist: str) -> None:
 # watchlist of their own. Dropped at the end of the module, which takes their entries along.
 @pytest.fixture(scope="module")
 def shared(api: Any, factories: Any) -> Iterator[tuple[str, str]]:
-    pair = (_watchlist(api, factories), _watchlist(api, factories))
-    yield pair
-    for watchlist in pair:
-        _dropped(api, watchlist)
+    yield from watchlist_pair(api, factories)
 
 
 # -- fields ------------------------------------------------------------------------------
@@ -142,7 +134,7 @@ def test_duplicate_entry_in_the_same_watchlist(api, factories, shared) -> None:
     response = api.put(f"{WATCHLISTS}/{watchlist}/entries/{second}", json=body)
     assert response.status_code == 409
     assert _get_entry(api, watchlist, second).json() == stored
-    _dropped(api, watchlist)
+    dropped(api, watchlist)
 
 
 @pytest.mark.rule("WL-ENTRY-SHAPE")
@@ -198,7 +190,7 @@ def test_deleted_entry_is_gone(api, factories) -> None:
     assert _get_entry(api, watchlist, entry).status_code == 404
     assert [e["uuid"] for e in _page(api, watchlist)["entries"]] == [kept]
     assert _matched_entries(api, {"identityNumber": body["identityNumber"]}) == set()
-    _dropped(api, watchlist)
+    dropped(api, watchlist)
 
 
 # -- the list ----------------------------------------------------------------------------
@@ -230,7 +222,7 @@ def test_entries_paging_defaults_and_windows(api, factories, shared) -> None:
     assert [e["uuid"] for e in window["entries"]] == order[1:2]
     tail = _page(api, watchlist, start=2)
     assert [e["uuid"] for e in tail["entries"]] == order[2:]
-    _dropped(api, watchlist)
+    dropped(api, watchlist)
 
 
 @pytest.mark.rule("WL-ENTRIES-ENVELOPE")
@@ -243,7 +235,7 @@ def test_entries_list_holds_only_that_watchlists_entries(api, factories, shared)
     assert {e["uuid"] for e in page["entries"]} == mine
     assert all(e["watchlistUuid"] == watchlist for e in page["entries"])
     assert page["totalCount"] == _count(api, watchlist) == 2
-    _dropped(api, watchlist)
+    dropped(api, watchlist)
 
 
 @pytest.mark.rule("WL-ENTRY-COUNT")

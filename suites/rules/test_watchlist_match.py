@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from fixtures._limits import length_range
+from suites.rules._watchlists import dropped, watchlist_pair
 
 WATCHLISTS = "/api/ws/v1/watchlists"
 MATCH = f"{WATCHLISTS}/match"
@@ -76,12 +77,6 @@ def _host(api: Any, factories: Any) -> str:
     return _created(api.post("/api/ws/v1/users", json=factories.user()))
 
 
-def _dropped(api: Any, watchlist: str) -> None:
-    """Delete ``watchlist``: its entries go with it, so the cleanup sends one delete, not one
-    per entry (not asserted: what a delete answers is test_watchlists' concern)."""
-    api.delete(f"{WATCHLISTS}/{watchlist}")
-
-
 # -- shared records ----------------------------------------------------------------------
 # Tests that only need *a* watchlist to hold their entries share these two. Every entry put in
 # them carries run-tagged values of its own (``_values``, ``factories.tag``) that no other
@@ -90,10 +85,7 @@ def _dropped(api: Any, watchlist: str) -> None:
 # whole contents. Dropped at the end of the module, which takes their entries with them.
 @pytest.fixture(scope="module")
 def shared(api: Any, factories: Any) -> Iterator[tuple[str, str]]:
-    pair = (_watchlist(api, factories), _watchlist(api, factories))
-    yield pair
-    for watchlist in pair:
-        _dropped(api, watchlist)
+    yield from watchlist_pair(api, factories)
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +220,7 @@ def test_match_changes_no_watchlist_or_entry(api, factories) -> None:
     )
     assert after == before
     assert [e["uuid"] for e in after[1]["entries"]] == [entry]
-    _dropped(api, watchlist)
+    dropped(api, watchlist)
 
 
 @pytest.mark.rule("WL-MATCH-READ-ONLY")
