@@ -19,9 +19,11 @@ import pytest
 
 import spec
 from fixtures import Factories
+from harness._booking import Booking, setups_of
 from harness._client import TargetClient
 from harness._control import ControlPlane
-from harness._plan import PLAN_LEFT_OUT, PLANS, CostTable
+from harness._plan import PLANS, CostTable
+from harness._planning import Planning
 from harness._preflight import PREFLIGHT, PreflightError
 from harness._preflight import run as preflight
 from harness._profile import Profile, ProfileError
@@ -29,12 +31,11 @@ from harness._receiver import Receiver
 from harness._report import Collector, report_key, worker_output
 from harness._run import Run
 from harness._schedule import TIME_LEFT_OUT, Schedule, default_plan
-from harness._spend import SETUP
 
 RUN_KEY = pytest.StashKey[Run]()
 COLLECTOR_KEY = pytest.StashKey[Collector]()
 SCHEDULE_KEY = pytest.StashKey[Schedule]()
-IGNORED_KEY = pytest.StashKey[set[str]]()  # test folders a plan kept nothing from
+PLANNING_KEY = pytest.StashKey[Planning]()
 MARKERS = {
     "rule(*ids)": "the rule ids of spec/rules.yaml this test verifies",
     "requires(capability)": "skip unless the profile configures it (a key name, control, "
@@ -201,6 +202,10 @@ def pytest_configure(config: pytest.Config) -> None:
     collector = Collector(config.getoption("--conformance-report"))
     config.stash[COLLECTOR_KEY] = collector
     config.pluginmanager.register(collector, "amws-collector")
+    config.pluginmanager.register(Booking(run), "amws-booking")
+    planning = Planning(run, schedule, collector)
+    config.stash[PLANNING_KEY] = planning
+    config.pluginmanager.register(planning, "amws-planning")
     _ACTIVE.append(config)
 
 
@@ -229,24 +234,6 @@ def _say_wait(config: pytest.Config, untold: dict[str, float], bucket: str, seco
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config in _ACTIVE:
         _ACTIVE.remove(config)
-
-
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """A test folder the plan takes no test from is not collected at all: the contract
-    suite's schemas alone take seconds to build, for tests a gate or certify run leaves out."""
-    schedule = config.stash.get(SCHEDULE_KEY, None)
-    if schedule is None or schedule.plan.everything or not collection_path.is_dir():
-        return None
-    try:
-        folder = collection_path.relative_to(config.rootpath).as_posix()
-    except ValueError:
-        return None
-    measured = {n.split("::")[0].rpartition("/")[0] for n in schedule.table.tests}
-    planned = {n.split("::")[0].rpartition("/")[0] for n in schedule.plan.keeps}
-    if folder not in measured - planned:
-        return None
-    config.stash.setdefault(IGNORED_KEY, set()).add(folder)
-    return True
 
 
 FAULT_PARAM = "amws_fault"
@@ -318,30 +305,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # One switch per fault: the tests of a fault run together.
         kept = [i for i in items if i not in idle]
         items[:] = sorted(kept, key=lambda i: str(_fault_of(i)))
-    keys = [_plan_key(i) for i in items]
-    kept_flags = config.stash[SCHEDULE_KEY].keep(keys)
-    left_out = [i for i, k in zip(items, kept_flags, strict=True) if not k]
-    if left_out:
-        config.hook.pytest_deselected(items=left_out)
-        items[:] = [i for i, k in zip(items, kept_flags, strict=True) if k]
-    schedule = config.stash[SCHEDULE_KEY]
-    if not config.stash[RUN_KEY].fault_matrix:
-        order = schedule.interleave([_plan_key(i) for i in items], config.stash[RUN_KEY].profile)
-        items[:] = [items[i] for i in order]
-        schedule.order = [_plan_key(i) for i in items]
-    config.stash[COLLECTOR_KEY].collected(items)
-    config.stash[COLLECTOR_KEY].collected(left_out, PLAN_LEFT_OUT)
-    skipped_folders = config.stash.get(IGNORED_KEY, set())
-    if skipped_folders:
-        table = config.stash[SCHEDULE_KEY].table.tests
-        config.stash[COLLECTOR_KEY].never_collected(
-            {
-                n: e
-                for n, e in table.items()
-                if n.split("::")[0].rpartition("/")[0] in skipped_folders
-            },
-            PLAN_LEFT_OUT,
-        )
+    config.stash[PLANNING_KEY].select(config, items, _plan_key)
 
 
 def _plan_key(item: pytest.Item) -> str:
@@ -376,72 +340,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(f"{NOT_ALLOWED}: physical actions are off (allow.physical or --allow-physical)")
     if run.session is not None:
         run.session.current_test = key
-        for setup in _setups_of(item):
+        for setup in setups_of(item):
             run.session.spend.used(key, setup)
-
-
-def _setup_name(node_id: str, fixturedef: Any, callspec: Any) -> str:
-    """What a shared fixture's set-up is booked under: its scope's node and its name, and
-    which parameter it was made for, its own or that of an argument it takes (a module
-    fixture over a module-scoped parametrisation is made once per value)."""
-    names = [fixturedef.argname, *fixturedef.argnames]
-    indices = callspec.indices if callspec is not None else {}
-    made_for = [f"{n}={indices[n]}" for n in names if n in indices]
-    suffix = f"[{','.join(made_for)}]" if made_for else ""
-    return f"{SETUP}{node_id}::{fixturedef.argname}{suffix}"
-
-
-_SCOPE_NODES: dict[str, type[pytest.Node]] = {
-    "class": pytest.Class,
-    "module": pytest.Module,
-    "package": pytest.Package,
-    "session": pytest.Session,
-}
-
-
-def _setups_of(item: pytest.Item) -> list[str]:
-    """The shared (module-, class-, package- or session-scoped) fixtures the test uses, by
-    the names their set-up is booked under."""
-    info = getattr(item, "_fixtureinfo", None)
-    callspec = getattr(item, "callspec", None)
-    found = []
-    for argname in getattr(item, "fixturenames", ()):
-        defs = info.name2fixturedefs.get(argname) if info else None
-        if not defs or defs[-1].scope not in _SCOPE_NODES:
-            continue
-        node = item.getparent(_SCOPE_NODES[defs[-1].scope])
-        found.append(_setup_name(node.nodeid if node else "", defs[-1], callspec))
-    return found
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Any:
-    """Book what a shared fixture spends, made and torn down, to its set-up, not to the test
-    that happens to be first or last to use it."""
-    run = request.config.stash.get(RUN_KEY, None)
-    if run is None or run.session is None or fixturedef.scope not in _SCOPE_NODES:
-        return (yield)
-    item = getattr(request, "_pyfuncitem", None)
-    name = _setup_name(request.node.nodeid, fixturedef, getattr(item, "callspec", None))
-    spend = run.session.spend
-    # Finalizers run last-registered first: the booking opens before the fixture's own
-    # teardown (registered while it is made) and closes after it. A fixture that raised or
-    # skipped never registers the opening; the closing then has nothing to close.
-    before: list[str] = []
-
-    def open_booking() -> None:
-        before.append(spend.current)
-        spend.current = name
-
-    def close_booking() -> None:
-        if before:
-            spend.current = before.pop()
-
-    fixturedef.addfinalizer(close_booking)
-    with spend.booked_to(name):
-        result = yield
-    fixturedef.addfinalizer(open_booking)
-    return result
 
 
 def _uses_target(item: pytest.Item) -> bool:
@@ -491,19 +391,6 @@ def _started(run: Run, config: pytest.Config) -> Profile:
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
     return profile
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Any:
-    """What a test's teardown sends (its fixtures tidying up) is not an observation."""
-    session = item.config.stash[RUN_KEY].session
-    if session is not None:
-        session.observing = False
-    try:
-        return (yield)
-    finally:
-        if session is not None:
-            session.observing = True
 
 
 @pytest.hookimpl(wrapper=True)
