@@ -59,8 +59,9 @@ def table_from_report(document: dict[str, Any], matrix: dict[str, Any] | None = 
             "uses": [u for u in entry["uses"] if u in setups],
             "rules": entry["rules"],
             "decides": entry["decides"],
-            # A test that skipped on the reference server is a plan's last resort for a rule.
-            "skipped": entry["outcome"] == "skipped",
+            # A test that skipped on the reference server, or that runs only against the
+            # embedded one, is a plan's last resort for a rule.
+            "skipped": entry["outcome"] == "skipped" or "embedded" in entry.get("requires", ()),
             "covers": entry["covers"] + [f"fault:{name}" for name in kills.get(nodeid, [])],
         }
     measured = {

@@ -143,6 +143,7 @@ class Collector:
             self.tests[report_key(item.nodeid, item.location)] = {
                 "rules": [r for m in item.iter_markers("rule") for r in m.args],
                 "covers": [c for m in item.iter_markers("covers") for c in m.args],
+                "requires": [c for m in item.iter_markers("requires") for c in m.args],
                 "outcome": "not-run",
                 "reason": reason,
             }
@@ -199,6 +200,7 @@ class Collector:
                 if self._binding(nodeid, level)
                 else [],
                 "covers": entry.get("covers", []),
+                "requires": entry.get("requires", []),
                 "units": spend["by_test"].get(nodeid, {}),
                 "requests": spend["requests"].get(nodeid, 0),
                 "uses": spend["uses"].get(nodeid, []),

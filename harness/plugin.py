@@ -39,7 +39,8 @@ PLANNING_KEY = pytest.StashKey[Planning]()
 MARKERS = {
     "rule(*ids)": "the rule ids of spec/rules.yaml this test verifies",
     "requires(capability)": "skip unless the profile configures it (a key name, control, "
-    "virtual_reader, unattached_reader, webhooks, roles, destructive)",
+    "virtual_reader, unattached_reader, webhooks, roles, destructive, embedded: the embedded "
+    "reference server only)",
     "physical": "opens a door or fires a relay; runs only with allow.physical or --allow-physical",
     "rate_limit": "exhausts a rate-limit bucket (uses the rate_limit key)",
     "webhooks": "needs the webhook receiver",
@@ -335,7 +336,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(f"{TIME_LEFT_OUT}: the forecast says it would end after --max-minutes")
     for capability in needs:
         if not _has(run, profile, capability):
-            pytest.skip(f"{NOT_CONFIGURED}: the profile has no {_where(capability)}")
+            pytest.skip(f"{NOT_CONFIGURED}: {_where(capability)}")
     if physical and not run.physical_allowed:
         pytest.skip(f"{NOT_ALLOWED}: physical actions are off (allow.physical or --allow-physical)")
     if run.session is not None:
@@ -349,14 +350,19 @@ def _uses_target(item: pytest.Item) -> bool:
 
 
 def _where(capability: str) -> str:
+    """Why a test needing ``capability`` cannot run on this target."""
+    if capability == "embedded":
+        return "only the embedded reference server can be run in-process (no --target)"
     if capability in KEY_NAMES:
-        return f"keys.{capability}"
+        return f"the profile has no keys.{capability}"
     if capability == "destructive":
-        return "permission to change records it did not create (a control plane)"
-    return capability
+        return "the profile has no permission to change records it did not create (a control plane)"
+    return f"the profile has no {capability}"
 
 
 def _has(run: Run, profile: Profile, capability: str) -> bool:
+    if capability == "embedded":
+        return run.target is None
     if capability in KEY_NAMES:
         return profile.has_key(capability)
     if capability == "destructive":

@@ -255,14 +255,13 @@ def _asgi(app: Any, requests: list[tuple[str, str, dict[str, Any]]]) -> list[htt
 
 @pytest.mark.xdist_group("restrict_to_localhost")
 @pytest.mark.rule("AUTH-RESTRICT-TO-LOCALHOST")
+@pytest.mark.requires("embedded")
 def test_other_addresses_are_refused_before_the_key_is_examined(amws_run, factories) -> None:
     """The non-loopback half: the suite's traffic always comes from this machine, so no target
     can be shown a foreign address over the network. Only when the target is the embedded
     reference server do we know exactly what it runs: then an in-process instance of the same
     server, with the same faults, is called through an ASGI transport that presents a
     non-loopback peer address. Against any other target this half cannot be observed."""
-    if amws_run.target is not None:
-        pytest.skip("not configured: a non-loopback caller can only be simulated in-process")
     from reference_server import bootstrap
     from reference_server.app import create_app
     from reference_server.cli import build_server
