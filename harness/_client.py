@@ -21,7 +21,7 @@ import httpx
 
 import spec
 from harness._checks import Violation, check, normative
-from harness._ledger import Ledger, delete_path_for
+from harness._ledger import Ledger, delete_path_for, ends_record
 from harness._pacing import Pacer
 from harness._spend import FAILED_AUTH_COST, SETUP, Spend, answered_cost
 
@@ -316,7 +316,7 @@ class TargetClient:
             answer = None
         if isinstance(answer, dict) and answer.get("code") not in (None, 200, 201):
             return  # an HTTP 200 carrying a refusal in its body (role delete): nothing changed
-        if op.method == "DELETE":
+        if op.method == "DELETE" or ends_record(op.operation_id, body):
             ledger.deleted(path)
             return
         photo = body.get("photoUuid") if isinstance(body, dict) else None

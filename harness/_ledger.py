@@ -6,6 +6,7 @@ import threading
 import uuid as uuidlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -37,6 +38,22 @@ def delete_path_for(
                 concrete = concrete.replace("{" + name + "}", value)
             return f"{concrete}/{new_uuid}"
     return None
+
+
+# Updates that leave a record as its delete would (doc2 § Credential status: a PUT with status
+# DELETED removes the credential from the hardware exactly as DELETE does): cleanup owes it
+# nothing more, so it sends no delete.
+_ENDING_UPDATES = {"updateCredential": ("status", "DELETED")}
+
+
+def ends_record(operation_id: str, body: Any) -> bool:
+    """Whether a successful ``operation_id`` with ``body`` left its record deleted."""
+    field_value = _ENDING_UPDATES.get(operation_id)
+    return (
+        field_value is not None
+        and isinstance(body, dict)
+        and body.get(field_value[0]) == field_value[1]
+    )
 
 
 class Ledger:

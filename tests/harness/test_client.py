@@ -1,7 +1,9 @@
-"""The harness client's answer to 429 (RATE-BACKOFF-DOUBLING): wait Retry-After, then twice as long
-each further time."""
+"""The harness client: its answer to 429 (RATE-BACKOFF-DOUBLING: wait Retry-After, then twice as
+long each further time), and the cleanup ledger it keeps true."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -24,6 +26,11 @@ def _client_answering(statuses: list[tuple[int, str | None]]) -> TargetClient:
             return httpx.Response(429, headers=headers, json={"code": 429, "reason": "slow down"})
         return httpx.Response(status, json=[])
 
+    return _client_of(answer)
+
+
+def _client_of(answer: Callable[[httpx.Request], httpx.Response]) -> TargetClient:
+    """The full key's client of a target that answers every request with ``answer``."""
     session = Session(base_url="http://target.test", ledger=Ledger(), secrets=[])
     client = TargetClient(session, "full", "k" * 64, pacer=None)
     transport = httpx.MockTransport(answer)
@@ -54,3 +61,22 @@ def test_retries_stop_after_the_limit(waits: list[float]) -> None:
     client = _client_answering([(429, "1")] * (MAX_429_RETRIES + 1))
     assert client.get(DEPARTMENTS, checks=False).status_code == 429
     assert len(waits) == MAX_429_RETRIES
+
+
+CREDENTIAL = "0b7f3a52-6a2f-4d0e-9a51-0c3c7e5d2a11"
+
+
+def _acknowledging(request: httpx.Request) -> httpx.Response:
+    status = 201 if request.method == "POST" else 200
+    return httpx.Response(status, json={"code": status, "message": "success", "uuid": CREDENTIAL})
+
+
+@pytest.mark.parametrize(("status", "pending"), [("DELETED", 0), ("DISABLED", 1)])
+def test_a_credential_put_to_deleted_needs_no_cleanup(status: str, pending: int) -> None:
+    client = _client_of(_acknowledging)
+    client.post("/api/ws/v1/credentials", json={"readerType": "PIN"}, checks=False)
+    assert [e.uuid for e in client.session.ledger.pending] == [CREDENTIAL]
+    client.put(f"/api/ws/v1/credentials/{CREDENTIAL}", json={"status": status}, checks=False)
+    assert len(client.session.ledger.pending) == pending
+    # Still the run's own record: the test may go on changing it.
+    assert client.session.ledger.owns(CREDENTIAL)
