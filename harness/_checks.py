@@ -22,7 +22,7 @@ _UTC_MILLIS = re.compile(
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}(Z|\+00:?00)$"
 )
 _ENVELOPE = {"entries", "startIndex", "countReturned", "totalCount"}
-_ACK = {"code", "message", "uuid"}
+_ACK = ("code", "message", "uuid")
 
 
 def normative(rule_id: str) -> bool:
@@ -33,6 +33,25 @@ def normative(rule_id: str) -> bool:
 @functools.cache
 def _normative_ids() -> frozenset[str]:
     return frozenset(rule.id for rule in spec.rules() if rule.normative)
+
+
+class RuleViolation(AssertionError):
+    """A check of a named rule failed: the test that met it failed *on that rule*. A test
+    tagged with other rules, which never reached its own assertions, is blocked by it."""
+
+    def __init__(self, message: str, rules: list[str]) -> None:
+        super().__init__(message)
+        self.rules = rules
+
+
+def violated_rules(error: BaseException) -> list[str]:
+    """The rules a failure says were broken: those of every :class:`RuleViolation` in it (an
+    exception group holds several); empty for a plain assertion."""
+    if isinstance(error, RuleViolation):
+        return sorted(set(error.rules))
+    if isinstance(error, BaseExceptionGroup):
+        return sorted({r for inner in error.exceptions for r in violated_rules(inner)})
+    return []
 
 
 @dataclass(frozen=True)
@@ -168,19 +187,50 @@ def utc_timestamps(response: httpx.Response) -> list[Violation]:
     return []
 
 
-def acknowledgement(op: spec.Operation, response: httpx.Response) -> list[Violation]:
-    """CONV-WRITE-ACKNOWLEDGEMENT: a successful write answers {code, message, uuid}."""
+@functools.cache
+def _success_operations() -> frozenset[str]:
+    """The writes whose acknowledgement says ``success`` (the reference-data and people
+    resources the rule lists)."""
+    rule = next(r for r in spec.rules() if r.id == "CONV-WRITE-ACKNOWLEDGEMENT")
+    return frozenset(rule.operations)
+
+
+def acknowledgement(
+    op: spec.Operation, request_body: Any, response: httpx.Response
+) -> list[Violation]:
+    """CONV-WRITE-ACKNOWLEDGEMENT: a successful write answers ``{code: integer, message: string,
+    uuid}`` and none of the record's fields (a field the request sent, other than those three);
+    ``message`` is ``success`` for the reference-data and people resources. Extra keys that are
+    not the record's are not a breach: the documents only say the record is not returned.
+    CONV-ACK-CODE-IS-STATUS (assumed): ``code`` repeats the HTTP status."""
     status = response.status_code
     documented, _ = _response_spec(op, status)
     schema = ((documented or {}).get("content") or {}).get("application/json", {}).get("schema", {})
     if status >= 300 or schema.get("$ref") != "#/components/schemas/Acknowledgement":
         return []
+    rule = "CONV-WRITE-ACKNOWLEDGEMENT"
     body = body_of(response)
-    if not isinstance(body, dict) or set(body) != _ACK or body.get("code") != status:
-        return [
-            Violation("CONV-WRITE-ACKNOWLEDGEMENT", f"{op.operation_id} answered {body!r:.120}")
-        ]
-    return []
+    if not isinstance(body, dict):
+        return [Violation(rule, f"{op.operation_id} answered {body!r:.120}, not an object")]
+    code, message, uuid = body.get("code"), body.get("message"), body.get("uuid")
+    found = []
+    if not isinstance(code, int) or isinstance(code, bool):
+        found.append(Violation(rule, f"{op.operation_id}: code {code!r:.40} is not an integer"))
+    if not isinstance(message, str):
+        found.append(Violation(rule, f"{op.operation_id}: message {message!r:.40} is not text"))
+    elif op.operation_id in _success_operations() and message != "success":
+        found.append(Violation(rule, f"{op.operation_id}: message {message!r:.40}, not 'success'"))
+    if not spec.validator_at("components/schemas/Uuid").is_valid(uuid):
+        found.append(Violation(rule, f"{op.operation_id}: uuid {uuid!r:.60} is not a UUID"))
+    sent = set(request_body) if isinstance(request_body, dict) else set()
+    echoed = sorted((sent & set(body)) - set(_ACK))
+    if echoed:
+        found.append(Violation(rule, f"{op.operation_id} answered the record: {echoed}"))
+    if isinstance(code, int) and code != status:
+        found.append(
+            Violation("CONV-ACK-CODE-IS-STATUS", f"{op.operation_id}: code {code} on HTTP {status}")
+        )
+    return found
 
 
 def paging(
@@ -230,6 +280,6 @@ def check(
         + error_body_shape(op, response)
         + no_echo(request_body, response)
         + utc_timestamps(response)
-        + acknowledgement(op, response)
+        + acknowledgement(op, request_body, response)
         + paging(op, query or {}, request_body, response)
     )

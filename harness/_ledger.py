@@ -103,12 +103,18 @@ class Ledger:
     def pending(self) -> list[Entry]:
         return list(self._entries)
 
-    def cleanup(self, send: Callable[[Entry], httpx.Response]) -> list[str]:
-        """Delete newest first (children before parents); return what could not be removed."""
+    def cleanup(
+        self,
+        send: Callable[[Entry], httpx.Response],
+        unreachable: Callable[[], bool] = lambda: False,
+    ) -> list[str]:
+        """Delete newest first (children before parents); return what could not be removed.
+        Once a delete gets no answer and ``unreachable`` says the target is gone, the rest are
+        reported as left behind rather than each waiting for its own time-out."""
         problems: list[str] = []
         with self._lock:
             entries, self._entries = list(reversed(self._entries)), []
-        for entry in entries:
+        for done, entry in enumerate(entries):
             if entry.delete_path is None:
                 problems.append(f"{entry.label} {entry.uuid}: the API offers no delete")
                 continue
@@ -116,6 +122,12 @@ class Ledger:
                 response = send(entry)
             except httpx.HTTPError as exc:
                 problems.append(f"{entry.label} {entry.uuid}: {exc}")
+                if unreachable():
+                    problems += [
+                        f"{e.label} {e.uuid}: not deleted, the target is unreachable"
+                        for e in entries[done + 1 :]
+                    ]
+                    break
                 continue
             # 404: removed already (a cascade, or the test deleted it); 409: ended already.
             self.gone += response.status_code == 404

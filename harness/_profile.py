@@ -19,6 +19,11 @@ import yaml
 import spec
 
 _SCHEMA = json.loads((Path(__file__).with_name("profile.schema.json")).read_text(encoding="utf-8"))
+# A key is an Authorization header value: its length limits are the spec's, stated once there.
+_SCHEMA["$defs"]["key"].update(
+    zip(("minLength", "maxLength"), spec.key_header_length(), strict=True)
+)
+_API_ROOT = "/api/ws/v1"
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DOCUMENTED_BUCKET = {
     "capacity": spec.rate_limit().capacity,
@@ -133,18 +138,19 @@ def _field_of(error: jsonschema.ValidationError) -> str:
 
 
 def _reason(error: jsonschema.ValidationError) -> str:
+    value = error.validator_value
     reasons = {
-        "required": "is required",
-        "additionalProperties": "is not a known profile field",
-        "pattern": "has the wrong format",
-        "type": f"must be of type {error.validator_value}",
-        "minLength": "is too short",
-        "maxLength": "is too long",
-        "minimum": f"must be at least {error.validator_value}",
-        "enum": "is not one of " + ", ".join(map(str, error.validator_value or [])),
-        "propertyNames": "names an unknown key",
+        "required": lambda: "is required",
+        "additionalProperties": lambda: "is not a known profile field",
+        "pattern": lambda: "has the wrong format",
+        "type": lambda: f"must be of type {value}",
+        "minLength": lambda: f"is too short (at least {value} characters)",
+        "maxLength": lambda: f"is too long (at most {value} characters)",
+        "minimum": lambda: f"must be at least {value}",
+        "enum": lambda: "is not one of " + ", ".join(map(str, value or [])),
+        "propertyNames": lambda: "names an unknown key",
     }
-    return reasons.get(str(error.validator), "is not valid")
+    return reasons.get(str(error.validator), lambda: "is not valid")()
 
 
 def validate(data: Any, source: str = "<profile>") -> Profile:
@@ -156,6 +162,10 @@ def validate(data: Any, source: str = "<profile>") -> Profile:
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
         raise ProfileError(f"{source}: profile field {_field_of(error)} {_reason(error)}")
+    if data["base_url"].rstrip("/").endswith(_API_ROOT):
+        raise ProfileError(
+            f"{source}: profile field base_url ends in {_API_ROOT}; give everything before it"
+        )
     return Profile(data=data, source=source)
 
 

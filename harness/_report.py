@@ -17,8 +17,11 @@ import spec
 from harness._plan import PLAN_LEFT_OUT
 from harness._preflight import PREFLIGHT
 from harness._spend import FAILED_AUTH, SETUP, merge
+from harness._verdicts import aggregate, root_causes, rule_outcome
 
+SUMMARY = ("passed", "failed", "blocked", "skipped", "not-run")
 NOT_RUN = "not run ("  # the prefix of the reasons a test was not started: plan, time
+NOT_SELECTED = "not run (no test of it was selected)"
 
 if TYPE_CHECKING:
     from harness._run import Run
@@ -71,7 +74,22 @@ def worker_output(run: Run) -> dict[str, Any]:
         "cleanup_gone": session.ledger.gone if session else 0,
         "cleanup_problems": list(run.cleanup_problems),
         "violations": [(n, v.rule, v.message) for n, v in session.violations] if session else [],
+        "unreachable_since": session.health.since() if session and session.health.down else None,
     }
+
+
+def _undecided(normative: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """How many certifying rules were neither passed nor failed, per reason: the plan or the
+    clock left them out, a key or capability is not configured, a set-up blocked them."""
+    reasons: Counter[str] = Counter()
+    for verdict in normative.values():
+        if verdict["verdict"] in ("passed", "failed"):
+            continue
+        if verdict["blocked_by"]:
+            reasons["blocked by " + ", ".join(verdict["blocked_by"])] += 1
+        else:
+            reasons[(verdict["skip_reasons"] or [NOT_SELECTED])[0].split(":")[0]] += 1
+    return dict(reasons.most_common())
 
 
 class Collector:
@@ -135,6 +153,9 @@ class Collector:
             "cleanup_gone": sum(part["cleanup_gone"] for part in parts),
             "cleanup_problems": [p for part in parts for p in part["cleanup_problems"]],
             "violations": [tuple(v) for part in parts for v in part["violations"]],
+            "unreachable_since": min(
+                (p["unreachable_since"] for p in parts if p.get("unreachable_since")), default=None
+            ),
         }
 
     def collected(self, items: list[pytest.Item], reason: str | None = None) -> None:
@@ -172,8 +193,15 @@ class Collector:
             # A test the run chose not to start (out of time) was not run, not skipped.
             not_run = reason.startswith(NOT_RUN)
             entry.update(outcome="not-run" if not_run else "skipped", reason=reason)
-        elif report.failed:
-            entry.update(outcome="failed", reason=report.longreprtext[-3000:])
+        elif report.failed and entry["outcome"] != "failed":
+            entry.update(
+                outcome="failed",
+                reason=report.longreprtext[-3000:],
+                phase=report.when,
+                violated=next((v for k, v in report.user_properties if k == "violated"), []),
+                cause=next((v for k, v in report.user_properties if k == "cause"), None),
+                call_passed=entry["outcome"] == "passed",
+            )
             for name, value in report.user_properties:
                 if name == "transcript":
                     entry["transcript"] = value
@@ -242,20 +270,16 @@ class Collector:
             # that way is reported and left out of certification.
             deciding = [t for t in tests if not rule.normative or self._binding(t, level)]
             judged = deciding or tests
+            # A breach a global check saw counts wherever it was seen: in a test of this rule,
+            # in any test whose outcome may decide normative rules, or outside any test (the
+            # preflight). Tests relying on assumed operations observe only informatively.
             found = [
                 f"{n}: {m}"
                 for n, m in global_failures.get(rule.id, [])
-                if n in judged or n not in self.tests
+                if n in judged or n not in self.tests or self._binding(n, level)
             ]
-            outcomes = [self.tests[t]["outcome"] for t in judged]
-            if found or "failed" in outcomes:
-                verdict = "failed"
-            elif "passed" in outcomes:
-                verdict = "passed"
-            elif "skipped" in outcomes:
-                verdict = "skipped"
-            else:
-                verdict = "not-run"
+            outcomes = [rule_outcome(self.tests[t], rule.id) for t in judged]
+            verdict, blocked_by = aggregate(outcomes, bool(found))
             skips = sorted(
                 {
                     self.tests[t]["reason"]
@@ -273,6 +297,7 @@ class Collector:
                 "informative_tests": [t for t in tests if t not in deciding],
                 "certifies": rule.normative and bool(deciding or not tests),
                 "skip_reasons": skips,
+                "blocked_by": blocked_by,
                 "global_check_failures": found[:5],
             }
         return verdicts
@@ -287,10 +312,12 @@ class Collector:
             verdict = "conformant"
         else:
             verdict = "incomplete"  # nothing failed, but not every rule was decided
+        merged = self._merged(run)
+        if merged["unreachable_since"]:
+            verdict += f" — target unreachable since {merged['unreachable_since']}"
         not_certifiable = sorted(
             k for k, v in verdicts.items() if v["level"] == "normative" and not v["certifies"]
         )
-        merged = self._merged(run)
         coverage = merged["coverage"]
         level = {rule.id: rule.level for rule in spec.rules()}
         failures = {
@@ -319,9 +346,11 @@ class Collector:
             "verdict": verdict,
             "plan": self._plan_counts(),
             "forecast_minutes": (self.plan or {}).get("forecast_minutes"),
-            "normative_summary": {
-                k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "not-run")
-            },
+            "normative_summary": {k: counts.get(k, 0) for k in SUMMARY},
+            # Failed tests by what broke, the largest group first.
+            "root_causes": root_causes(self.tests),
+            # Why certifying rules were left undecided (a verdict of incomplete says which).
+            "undecided": _undecided(normative),
             # Normative rules whose every test goes through an operation of assumed shape or
             # checks an assumed rule beside them: reported, left out of certification.
             "normative_not_certifiable": not_certifiable,
@@ -350,7 +379,8 @@ class Collector:
         s = document["normative_summary"]
         self.summary_line = (
             f"AMWS conformance: {document['verdict']} — normative rules passed {s['passed']}, "
-            f"failed {s['failed']}, skipped {s['skipped']}, not run {s['not-run']}"
+            f"failed {s['failed']}, blocked {s['blocked']}, skipped {s['skipped']}, "
+            f"not run {s['not-run']}"
             + (
                 f"; {len(assumed)} more seen only beside our assumptions (informative)"
                 if (assumed := document["normative_not_certifiable"])
@@ -374,7 +404,7 @@ h1{margin:0 0 .2rem}
 table{border-collapse:collapse;margin:1rem 0}
 td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 .passed{color:#176b17} .failed{color:#b00020;font-weight:600}
-.skipped{color:#8a6d00} .not-run{color:#666}
+.skipped{color:#8a6d00} .not-run{color:#666} .blocked{color:#a14d00}
 pre{background:#f6f6f6;padding:.5rem;white-space:pre-wrap;max-height:24rem;overflow:auto}
 """
 
@@ -399,14 +429,11 @@ def render_html(doc: dict[str, Any]) -> str:
         for rule_id, v in rules.items():
             if v["certifies"]:
                 groups[group_of(rule_id, v)][v["verdict"]] += 1
-        rows = [
-            [esc(g)] + [str(c.get(k, 0)) for k in ("passed", "failed", "skipped", "not-run")]
-            for g, c in sorted(groups.items())
-        ]
-        return _table(rows, ["group", "passed", "failed", "skipped", "not run"])
+        rows = [[esc(g)] + [str(c.get(k, 0)) for k in SUMMARY] for g, c in sorted(groups.items())]
+        return _table(rows, ["group", *(k.replace("-", " ") for k in SUMMARY)])
 
     good = doc["verdict"] == "conformant"
-    tone = "ok" if good else "partial" if doc["verdict"] == "incomplete" else "bad"
+    tone = "ok" if good else "partial" if doc["verdict"].startswith("incomplete") else "bad"
     plan = doc.get("plan") or {}
     units = doc["rate_units"]
     spent = {**units["keys"], "failed_auth": units["failed_auth"]}
@@ -437,6 +464,26 @@ def render_html(doc: dict[str, Any]) -> str:
                 [[esc(r), _verdict_cell(rules[r]["verdict"])] for r in through], ["rule", "verdict"]
             ),
         ]
+    causes = doc.get("root_causes") or []
+    if causes:
+        parts.append(
+            "<h2>Root causes</h2><p>Failed tests grouped by what broke, largest first.</p>"
+        )
+        parts.append(
+            _table(
+                [
+                    [
+                        esc(c["cause"]),
+                        str(len(c["tests"])),
+                        esc(", ".join(c["failed_rules"])),
+                        esc(", ".join(c["blocked_rules"])),
+                        esc(c["example"]),
+                    ]
+                    for c in causes
+                ],
+                ["cause", "tests", "rules failed", "rules blocked", "example"],
+            )
+        )
     parts.append("<h2>Failures</h2>")
     if not doc["failures"]:
         parts.append("<p>None.</p>")

@@ -16,6 +16,7 @@ import spec
 from harness._client import Session, TargetClient
 from harness._control import ControlPlane
 from harness._embedded import EmbeddedServer
+from harness._health import DEFAULT_REQUEST_SECONDS, Health
 from harness._ledger import Entry, Ledger
 from harness._pacing import Pacer
 from harness._profile import Profile, load
@@ -57,6 +58,7 @@ class Run:
     started: bool = False
     _clock_client: ControlPlane | Literal[False] | None = None  # False: the target has none
     latency: float = 0.005  # seconds per request, measured on the preflight
+    request_seconds: float = DEFAULT_REQUEST_SECONDS  # the longest one request may take
     # Told, with the bucket's name, before the client pauses for a bucket's refill.
     on_wait: Callable[[str, float], None] | None = None
 
@@ -76,7 +78,10 @@ class Run:
         profile = self.load_profile()
         assert profile is not None
         self.session = Session(
-            base_url=profile.base_url, ledger=Ledger(), secrets=profile.secrets()
+            base_url=profile.base_url,
+            ledger=Ledger(),
+            secrets=profile.secrets(),
+            health=Health(request_seconds=self.request_seconds),
         )
         self.started = True
         return profile
@@ -258,7 +263,10 @@ class Run:
                 )
 
         session.observing = False
-        self.cleanup_problems += session.ledger.cleanup(send)
+        health = session.health
+        self.cleanup_problems += session.ledger.cleanup(
+            send, unreachable=lambda: health.down and health.failures > 0
+        )
 
     def stop(self) -> None:
         try:

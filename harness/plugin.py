@@ -20,8 +20,10 @@ import pytest
 import spec
 from fixtures import Factories
 from harness._booking import Booking, setups_of
+from harness._checks import violated_rules
 from harness._client import TargetClient
 from harness._control import ControlPlane
+from harness._health import TargetUnreachable
 from harness._plan import PLANS, CostTable
 from harness._planning import Planning
 from harness._preflight import PREFLIGHT, PreflightError
@@ -31,6 +33,7 @@ from harness._receiver import Receiver
 from harness._report import Collector, report_key, worker_output
 from harness._run import Run
 from harness._schedule import TIME_LEFT_OUT, Schedule, default_plan
+from harness._verdicts import NOT_RUN_UNREACHABLE, UNREACHABLE
 
 RUN_KEY = pytest.StashKey[Run]()
 COLLECTOR_KEY = pytest.StashKey[Collector]()
@@ -140,6 +143,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "minutes of the start; those are reported as not run (time)",
     )
     group.addoption(
+        "--request-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the longest one request may take, its whole answer read (profile: "
+        "request_timeout; default 30); five requests in a row without an answer stop the run "
+        "as target unreachable",
+    )
+    group.addoption(
         "--no-preflight",
         action="store_true",
         default=False,
@@ -181,6 +193,11 @@ def pytest_configure(config: pytest.Config) -> None:
         run.load_profile()
     except ProfileError as error:
         raise pytest.UsageError(str(error)) from None
+    timeout = config.getoption("--request-timeout") or (
+        run.profile.data.get("request_timeout") if run.profile else None
+    )
+    if timeout:
+        run.request_seconds = float(timeout)
     run.seed = config.getoption("--seed")
     if run.seed is None:
         run.seed = (
@@ -331,6 +348,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     profile = _started(run, item.config)
     key = report_key(item.nodeid, item.location)
+    if run.session is not None and run.session.health.down:
+        pytest.skip(f"{NOT_RUN_UNREACHABLE} since {run.session.health.since()}")
     schedule = item.config.stash[SCHEDULE_KEY]
     if not schedule.fits(key, run, run.pending_cleanup()):
         pytest.skip(f"{TIME_LEFT_OUT}: the forecast says it would end after --max-minutes")
@@ -392,8 +411,9 @@ def _started(run: Run, config: pytest.Config) -> Profile:
     except PreflightError as error:
         pytest.exit(f"preflight: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
     except httpx.HTTPError as error:
+        where = run.profile.base_url if run.profile else "?"
         pytest.exit(
-            f"preflight: the target is unreachable ({error})",
+            f"preflight: profile field base_url: no answer from {where} ({error})",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
     return profile
@@ -408,6 +428,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.user_properties.append(("fault", _fault_of(item)))
         if report.failed:
             run.killed_faults.add(str(_fault_of(item)))
+    if report.failed and call.excinfo is not None:
+        report.user_properties.append(("violated", violated_rules(call.excinfo.value)))
+        if _unanswered(call.excinfo.value):
+            # The target gave no answer: nothing was learnt of the test's rules.
+            report.user_properties.append(("cause", UNREACHABLE))
     if report.failed and run.session is not None:
         exchanges = [vars(e) for e in run.session.transcript[-3:]]
         report.user_properties.append(("transcript", exchanges))
@@ -422,6 +447,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 relied |= session.setup_assumed.get(setup, set())
             report.user_properties.append(("assumed_operations", sorted(relied)))
     return report
+
+
+def _unanswered(error: BaseException) -> bool:
+    if isinstance(error, TargetUnreachable):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return any(_unanswered(inner) for inner in error.exceptions)
+    return isinstance(error.__cause__, TargetUnreachable)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

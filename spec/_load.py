@@ -36,6 +36,15 @@ class Operation:
     def path_parameters(self) -> tuple[str, ...]:
         return tuple(p["name"] for p in self.parameters() if p.get("in") == "path")
 
+    @property
+    def creates(self) -> bool:
+        """Whether a success makes a new record: its success answer links to the operations
+        that address the record it made (the spec writes such links on creates only)."""
+        return any(
+            code.startswith("2") and resolve(answer).get("links")
+            for code, answer in self.raw.get("responses", {}).items()
+        )
+
     def parameters(self) -> list[dict[str, Any]]:
         """Parameters of the operation with component references resolved."""
         return [resolve(p) for p in self.raw.get("parameters", [])]

@@ -59,7 +59,7 @@ def timestamps_in_utc(ctx: Any, response: Any, case: Any) -> None:
 @schemathesis.check
 def writes_acknowledge(ctx: Any, response: Any, case: Any) -> None:
     """CONV-WRITE-ACKNOWLEDGEMENT."""
-    _raise(_checks.acknowledgement(_operation(case), _httpx(response)))
+    _raise(_checks.acknowledgement(_operation(case), _body(case), _httpx(response)))
 
 
 @schemathesis.check

@@ -52,6 +52,20 @@ def test_write_answers_acknowledgement(api, factories, ledger, suffix: str) -> N
         ledger.forget(uuid)
 
 
+@pytest.mark.rule("CONV-ACK-CODE-IS-STATUS")
+def test_acknowledgement_code_repeats_the_status(api, factories, ledger) -> None:
+    collection = V1 + RESOURCES["department"][0]
+    created = api.post(collection, json=factories.named("createDepartment", "dept"))
+    assert (created.status_code, created.json().get("code")) == (201, 201), created.text
+    uuid = created.json()["uuid"]
+    for answer in (
+        api.put(f"{collection}/{uuid}", json=factories.named("updateDepartment", "dept")),
+        api.delete(f"{collection}/{uuid}"),
+    ):
+        assert (answer.status_code, answer.json().get("code")) == (200, 200), answer.text
+    ledger.forget(uuid)
+
+
 @pytest.mark.rule("CONV-UPDATE-BODY-UUID-IGNORED")
 @pytest.mark.parametrize("suffix", _suffixes("CONV-UPDATE-BODY-UUID-IGNORED", "update"))
 def test_update_ignores_uuid_in_body(api, factories, suffix: str) -> None:

@@ -34,13 +34,20 @@ def test_environment_values_are_interpolated(tmp_path: Path, monkeypatch) -> Non
 @pytest.mark.parametrize(
     ("data", "field"),
     [
-        ({**MINIMAL, "keys": {"readonly": "r"}}, "keys.full"),
+        ({**MINIMAL, "keys": {"readonly": "r" * 64}}, "keys.full"),
+        # A key is a header value of 64 to 256 characters (spec/openapi.yaml x-value-length).
+        ({**MINIMAL, "keys": {"full": "k" * 10}}, "keys.full"),
+        ({**MINIMAL, "keys": {"full": "k" * 64, "none": "k" * 257}}, "keys.none"),
+        ({**MINIMAL, "base_url": "https://example.test/api/ws/v1/"}, "base_url"),
         ({**MINIMAL, "base_url": "ftp:/nowhere"}, "base_url"),
         ({**MINIMAL, "colour": "red"}, "colour"),
         (
             {
                 **MINIMAL,
-                "keys": {"full": "f", "encrypted": {"key": "e", "secret": "zz", "iv": "00"}},
+                "keys": {
+                    "full": "f" * 64,
+                    "encrypted": {"key": "e" * 64, "secret": "zz", "iv": "00"},
+                },
             },
             "keys.encrypted",
         ),
