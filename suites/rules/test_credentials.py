@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from fixtures._limits import enum_values, length_range
+from suites import _credentials as cred
 
 CREDENTIALS = "/api/ws/v1/credentials"
 PERSONS = "/api/ws/v1/persons"
@@ -80,27 +81,33 @@ def _assigned(api: Any, uuid: str) -> set[str]:
 
 
 # -- shared records ----------------------------------------------------------------------
-# Most tests need *a* holder for the credentials they issue, not a particular one: one person
-# and one user per module serve them, instead of a create and a cleanup delete per test.
-# Tests about the holder itself (by-person, by-user, holder deletion) keep their own.
-@pytest.fixture(scope="module")
-def holder_body(factories: Any) -> dict[str, Any]:
-    return factories.person()
+# Most tests need *a* holder, or a credential of some kind, not one of their own: they take the
+# run's records (suites/_credentials.py says what each test does to each, and why sharing is
+# safe), instead of a create and a cleanup delete per test. Tests about the holder itself
+# (by-user, holder deletion) and tests that consume a credential keep their own.
+@pytest.fixture
+def holder(request: pytest.FixtureRequest, api: Any, factories: Any) -> str:
+    return cred.run_holder(request, api, factories)
 
 
-@pytest.fixture(scope="module")
-def holder(api: Any, holder_body: dict[str, Any]) -> str:
-    """A person holding credentials of many tests. Shared: no test deletes it or asserts the
-    whole set it holds; only test_read_shape_and_current_holder_names renames it, and no other
-    test reads its names."""
-    return _created(api.post(PERSONS, json=holder_body))
+@pytest.fixture
+def pair(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.Pair:
+    return cred.pair(request, api, factories)
 
 
-@pytest.fixture(scope="module")
-def user_holder(api: Any, factories: Any) -> str:
-    """A user holding credentials of tests that need a user holder (and the by-user test's
-    credential of another user). Shared for the same reasons as ``holder``."""
-    return _user(api, factories)
+@pytest.fixture
+def limits(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.Issued | None:
+    return cred.at_limits(request, api, factories)
+
+
+@pytest.fixture
+def pin_top(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.Issued | None:
+    return cred.pin_top(request, api, factories)
+
+
+@pytest.fixture
+def user_held(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.UserHeld:
+    return cred.user_held(request, api, factories)
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +139,9 @@ def test_create_without_reader_type_is_refused(api, factories, bystander) -> Non
 
 
 @pytest.mark.rule("CRED-FIELD-ENUM")
-def test_reader_type_and_status_take_only_listed_values(api, factories, bystander, holder) -> None:
+def test_reader_type_and_status_take_only_listed_values(
+    api, factories, bystander, holder, user_held
+) -> None:
     for field in ("readerType", "status"):
         wrong = factories.wrong_enum("createCredential", field)
         response = api.post(
@@ -143,34 +152,42 @@ def test_reader_type_and_status_take_only_listed_values(api, factories, bystande
     assert _held_by_person(api, bystander) == []
     types = enum_values("createCredential", "readerType")
     # A current value, a legacy combined value and the legacy licence card are all accepted,
-    # and so is a listed status other than the default (sent along with one of them).
-    issued = set()
-    for reader_type, status in (
-        ("IDENTITY", None),
-        ("MVL_ID", "LOST"),
-        ("DRIVER_LICENCE_CARD", None),
-    ):
-        assert reader_type in types
+    # and so is a listed status other than the default (sent along with one of them). The
+    # current value is that of the run's user credential, made with it.
+    assert {"IDENTITY", "MVL_ID", "DRIVER_LICENCE_CARD"} <= set(types)
+    user = {"userUuid": user_held.user}
+    identity = cred.on_record_or_own(
+        api, factories, user_held.credential, user, {"readerType": "IDENTITY"}
+    )
+    issued = {identity.uuid: f"by-user/{user_held.user}"}
+    for reader_type, status in (("MVL_ID", "LOST"), ("DRIVER_LICENCE_CARD", None)):
         extra = {"status": status} if status else {}
-        issued.add(_issue(api, factories, {"personUuid": holder}, readerType=reader_type, **extra))
-    assert issued <= {c["uuid"] for c in _held_by_person(api, holder)}
+        uuid = _issue(api, factories, {"personUuid": holder}, readerType=reader_type, **extra)
+        issued[uuid] = f"by-person/{holder}"
+    for uuid, listing in issued.items():  # stored, and held by the holder it was issued to
+        listed = api.get(f"{CREDENTIALS}/{listing}")
+        assert listed.status_code == 200, listed.text
+        assert uuid in {c["uuid"] for c in listed.json()}
 
 
 @pytest.mark.rule("CRED-FIELD-RANGE")
-def test_pin_range(api, factories, holder) -> None:
+def test_pin_range(api, factories, holder, limits, pin_top) -> None:
     person = holder
     for pin in (999, 1000000):
         body = factories.credential(personUuid=person, readerType="PIN", pin=pin)
         response = api.post(CREDENTIALS, json=body)
         assert response.status_code == 422, pin
         assert "pin" in response.json()["reason"]
-    for pin in (1000, 999999):
-        _issue(api, factories, {"personUuid": person}, readerType="PIN", pin=pin)
+    # Both limits are accepted: the run's PIN credentials were made with them.
+    assert cred.PIN_RANGE == (1000, 999999)
+    for record, pin in zip((limits, pin_top), cred.PIN_RANGE, strict=True):
+        values = {"readerType": "PIN", "pin": pin}
+        cred.on_record_or_own(api, factories, record, {"personUuid": person}, values)
 
 
 @pytest.mark.rule("CRED-FIELD-LENGTH")
 @pytest.mark.parametrize("field", ["uniqueIdentifier", "comments", "data"])
-def test_text_field_lengths(api, factories, holder, field: str) -> None:
+def test_text_field_lengths(api, factories, holder, limits, field: str) -> None:
     person = holder
     high = length_range("createCredential", field)[1]
     base = factories.tag("len")
@@ -180,16 +197,22 @@ def test_text_field_lengths(api, factories, holder, field: str) -> None:
     )
     assert response.status_code == 422
     assert field in response.json()["reason"]
-    _issue(api, factories, {"personUuid": person}, **{field: base.ljust(high, "x")})
+    # The longest value is accepted: the run's credential at every limit was made with it
+    # (where the target refused that one, the value is tried alone here).
+    if limits is not None:
+        assert len(limits.body[field]) == high
+    else:
+        _issue(api, factories, {"personUuid": person}, **{field: base.ljust(high, "x")})
 
 
 @pytest.mark.rule("CRED-FIELD-ACL-COUNT")
 def test_more_than_fifty_lists_are_refused(
-    api, factories, ledger, bystander, holder, acl_lists
+    api, factories, ledger, bystander, holder, limits, acl_lists
 ) -> None:
     person = bystander
     lists = _lists(acl_lists, 1)
-    top = 50  # maxItems of accessControlListUuids (CredentialCreate)
+    top = cred.MAX_LISTS  # maxItems of accessControlListUuids (CredentialCreate)
+    assert top == 50
     # 51 existing lists when the target has them; otherwise the missing ones are made up, and
     # the 422 is owed either way.
     too_many = (lists + [ledger.fresh_uuid() for _ in range(top + 1)])[: top + 1]
@@ -199,12 +222,14 @@ def test_more_than_fifty_lists_are_refused(
     assert response.status_code == 422
     assert "accessControlListUuids" in response.json()["reason"]
     assert _held_by_person(api, person) == []
-    _issue(api, factories, {"personUuid": holder}, accessControlListUuids=lists[:top])
+    # As many as the limit are accepted: the run's credential at every limit was made with them.
+    values = {"accessControlListUuids": lists[:top]}
+    cred.on_record_or_own(api, factories, limits, {"personUuid": holder}, values)
 
 
 @pytest.mark.rule("CRED-FIELD-REFERENCE")
 def test_unknown_list_is_refused_and_nothing_assigned(
-    api, factories, ledger, bystander, holder, acl_lists
+    api, factories, ledger, bystander, pair, acl_lists
 ) -> None:
     person = bystander
     known = _lists(acl_lists, 1)[0]
@@ -214,7 +239,8 @@ def test_unknown_list_is_refused_and_nothing_assigned(
     response = api.post(CREDENTIALS, json=body)
     assert response.status_code == 422
     assert _held_by_person(api, person) == []
-    uuid = _issue(api, factories, {"personUuid": holder}, accessControlListUuids=[])
+    uuid = pair.plain.uuid  # made with no list, and no test gives it one
+    assert pair.plain.body["accessControlListUuids"] == []
     response = api.put(
         f"{CREDENTIALS}/{uuid}", json={"accessControlListUuids": [known, ledger.fresh_uuid()]}
     )
@@ -224,14 +250,16 @@ def test_unknown_list_is_refused_and_nothing_assigned(
 
 # -- holders and identifiers -------------------------------------------------------------
 @pytest.mark.rule("CRED-HOLDER-EXACTLY-ONE")
-def test_exactly_one_holder(api, factories, bystander) -> None:
-    person, user = bystander, _user(api, factories)
+def test_exactly_one_holder(api, factories, bystander, user_held) -> None:
+    person, user = bystander, user_held.user
+    by_user = f"{CREDENTIALS}/by-user/{user}"
+    before = {c["uuid"] for c in api.get(by_user).json()}  # the run's user holds some already
     identifier = factories.tag("card")
     for holder in ({}, {"personUuid": person, "userUuid": user}):
         body = factories.credential(uniqueIdentifier=identifier, **holder)
         assert api.post(CREDENTIALS, json=body).status_code == 422, holder
     assert _held_by_person(api, person) == []
-    assert api.get(f"{CREDENTIALS}/by-user/{user}").json() == []
+    assert {c["uuid"] for c in api.get(by_user).json()} == before
     # Nothing was issued, so the identifier is still free.
     _issue(api, factories, {"userUuid": user}, uniqueIdentifier=identifier)
 
@@ -246,10 +274,10 @@ def test_unknown_holder_answers_404(api, factories, ledger, holder, field: str) 
 
 
 @pytest.mark.rule("CRED-IDENTIFIER-UNIQUE")
-def test_identifier_already_issued_answers_409(api, factories, holder, bystander) -> None:
-    first, second = holder, bystander
-    identifier = factories.tag("card")
-    _issue(api, factories, {"personUuid": first}, uniqueIdentifier=identifier)
+def test_identifier_already_issued_answers_409(api, factories, pair, bystander) -> None:
+    # The identifier of a credential the run issued to another person.
+    second, identifier = bystander, pair.plain.body["uniqueIdentifier"]
+    assert identifier and pair.plain.holder != second
     body = factories.credential(personUuid=second, uniqueIdentifier=identifier)
     assert api.post(CREDENTIALS, json=body).status_code == 409
     assert _held_by_person(api, second) == []
@@ -280,10 +308,12 @@ def test_deleted_identifier_stays_reserved(api, factories, holder, bystander, ho
 
 
 @pytest.mark.rule("CRED-TYPE-DERIVED")
-def test_type_follows_the_holder(api, factories, holder, user_holder) -> None:
-    person, user = holder, user_holder
-    for_person = _issue(api, factories, {"personUuid": person}, type="USER")
-    for_user = _issue(api, factories, {"userUuid": user}, type="PERSONNEL")
+def test_type_follows_the_holder(api, factories, holder, pin_top, user_held) -> None:
+    # The run's credentials of a person and of a user were made with the other holder's type.
+    person, user = {"personUuid": holder}, {"userUuid": user_held.user}
+    for_person = cred.on_record_or_own(api, factories, pin_top, person, {"type": "USER"}).uuid
+    on_user = user_held.credential
+    for_user = cred.on_record_or_own(api, factories, on_user, user, {"type": "PERSONNEL"}).uuid
     assert _read(api, for_person)["type"] == "PERSONNEL"
     assert _read(api, for_user)["type"] == "USER"
     assert api.put(f"{CREDENTIALS}/{for_user}", json={"type": "PERSONNEL"}).status_code == 200
@@ -292,10 +322,9 @@ def test_type_follows_the_holder(api, factories, holder, user_holder) -> None:
 
 # -- reads -------------------------------------------------------------------------------
 @pytest.mark.rule("CRED-READ-SHAPE")
-def test_read_shape_and_current_holder_names(api, factories, holder_body, holder) -> None:
-    body, person = holder_body, holder
-    sent = factories.credential(personUuid=person)
-    uuid = _created(api.post(CREDENTIALS, json=sent))
+def test_read_shape_and_current_holder_names(api, pair) -> None:
+    # A credential the run issued, and its holder with the names it has now.
+    body, person, sent, uuid = pair.person_body, pair.person, pair.plain.body, pair.plain.uuid
     read = _read(api, uuid)
     assert set(READ_FIELDS) <= set(read)
     assert (read["uuid"], read["holderUuid"]) == (uuid, person)
@@ -309,6 +338,7 @@ def test_read_shape_and_current_holder_names(api, factories, holder_body, holder
     assert _instant(read["expiryDate"]) == _instant(sent["expiryDate"])
     renamed = {**body, "firstName": f"{body['firstName'][:40]}Renamed"}
     assert api.put(f"{PERSONS}/{person}", json=renamed).status_code == 200
+    body["firstName"] = renamed["firstName"]  # the holder's names now, for a later reader
     assert _read(api, uuid)["holderFirstName"] == renamed["firstName"]
 
 
@@ -336,10 +366,15 @@ def test_unknown_credential_or_holder_answers_404(api, ledger) -> None:
 
 
 @pytest.mark.rule("CRED-BY-PERSON")
-def test_by_person_lists_only_that_persons_credentials(api, factories, holder, bystander) -> None:
-    person, other, empty = _person(api, factories), holder, bystander
-    mine = {_issue(api, factories, {"personUuid": person}) for _ in range(2)}
-    _issue(api, factories, {"personUuid": other})
+def test_by_person_lists_only_that_persons_credentials(
+    api, factories, pair, holder, limits, bystander
+) -> None:
+    # The run's person holding exactly two credentials; another person's credential, which
+    # the run issued to its holder; a person holding none.
+    person, empty = pair.person, bystander
+    mine = {pair.plain.uuid, pair.limited.uuid}
+    other = cred.on_record_or_own(api, factories, limits, {"personUuid": holder}, {})
+    assert other.holder != person
     listed = _held_by_person(api, person)
     assert {c["uuid"] for c in listed} == mine
     assert all(c["holderUuid"] == person for c in listed)
@@ -347,15 +382,17 @@ def test_by_person_lists_only_that_persons_credentials(api, factories, holder, b
 
 
 @pytest.mark.rule("CRED-BY-USER")
-def test_by_user_lists_every_status(api, factories, user_holder) -> None:
-    user, other = _user(api, factories), user_holder
+def test_by_user_lists_every_status(api, factories, user_held) -> None:
+    user = _user(api, factories)
     active, disabled, put_deleted, deleted = (
         _issue(api, factories, {"userUuid": user}) for _ in range(4)
     )
     assert api.put(f"{CREDENTIALS}/{disabled}", json={"status": "DISABLED"}).status_code == 200
     assert api.put(f"{CREDENTIALS}/{put_deleted}", json={"status": "DELETED"}).status_code == 200
     assert api.delete(f"{CREDENTIALS}/{deleted}").status_code == 200
-    _issue(api, factories, {"userUuid": other})
+    # Another user's credential: the run's.
+    other = {"userUuid": user_held.user}
+    assert cred.on_record_or_own(api, factories, user_held.credential, other, {}).holder != user
     response = api.get(f"{CREDENTIALS}/by-user/{user}")
     assert response.status_code == 200
     statuses = {c["uuid"]: c["status"] for c in response.json()}
@@ -377,10 +414,11 @@ def test_credentials_cannot_be_listed_wholesale(api) -> None:
 
 # -- the PUT table -----------------------------------------------------------------------
 @pytest.mark.rule("CRED-PUT-PARTIAL")
-def test_put_changes_only_the_fields_sent(api, factories, holder) -> None:
-    person = holder
-    uuid = _issue(api, factories, {"personUuid": person}, useLimit=5, comments="first")
+def test_put_changes_only_the_fields_sent(api, pair) -> None:
+    # A credential of the run with a use limit and a comment (made with both).
+    uuid = pair.limited.uuid
     before = _read(api, uuid)
+    assert before.get("useLimit") in (pair.use_limit, None)  # useLimit is an optional read field
     assert api.put(f"{CREDENTIALS}/{uuid}", json={"comments": "second"}).status_code == 200
     after = _read(api, uuid)
     assert after["comments"] in ("second", None)  # comments is an optional read field
@@ -390,8 +428,8 @@ def test_put_changes_only_the_fields_sent(api, factories, holder) -> None:
 
 
 @pytest.mark.rule("CRED-PUT-FIELDS")
-def test_put_sets_window_and_replaces_comment(api, factories, holder) -> None:
-    uuid = _issue(api, factories, {"personUuid": holder}, comments="old")
+def test_put_sets_window_and_replaces_comment(api, factories, pair) -> None:
+    uuid = pair.limited.uuid  # a credential of the run that has a comment already
     window = {"activeDate": factories.instant(days=-2), "expiryDate": factories.instant(days=9)}
     body = {**window, "comments": factories.tag("comment")}
     assert api.put(f"{CREDENTIALS}/{uuid}", json=body).status_code == 200
@@ -456,8 +494,9 @@ def test_put_without_lists_keeps_the_assignment(api, factories, holder, acl_list
 
 
 @pytest.mark.rule("CRED-PUT-READER-TYPE-IGNORED")
-def test_put_reader_type_is_ignored(api, factories, holder) -> None:
-    uuid = _issue(api, factories, {"personUuid": holder}, readerType="CONTACTLESS_CARD")
+def test_put_reader_type_is_ignored(api, pair) -> None:
+    uuid = pair.plain.uuid  # a credential of the run, made as a CONTACTLESS_CARD
+    assert pair.plain.body["readerType"] == "CONTACTLESS_CARD"
     assert api.put(f"{CREDENTIALS}/{uuid}", json={"readerType": "FACE"}).status_code == 200
     assert _read(api, uuid)["readerType"] == "CONTACTLESS_CARD"
 
