@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 
-from harness import ControlPlane
+from harness import ControlPlane, Run
+from suites.rules._run_shared import run_shared
 
 INVITES = "/api/ws/v1/invites"
 WATCHLISTS = "/api/ws/v1/watchlists"
@@ -48,6 +49,21 @@ def new_host(api: Any, factories: Any) -> str:
     created = api.post("/api/ws/v1/users", json=factories.user())
     assert created.status_code == 201, created.text
     return created.json()["uuid"]
+
+
+def shared_host(run: Run, api: Any, factories: Any) -> dict[str, Any]:
+    """The user (the body sent, with its uuid) that hosts the invitations of every test that
+    only needs someone to name as host, in this module and others: naming a host changes
+    nothing on the user. No test that uses it reads the host's own invitations or
+    registrations (the host-view tests keep hosts of their own), nor changes the user."""
+
+    def make() -> dict[str, Any]:
+        body = factories.user()
+        created = api.post("/api/ws/v1/users", json=body)
+        assert created.status_code == 201, created.text
+        return {**body, "uuid": created.json()["uuid"]}
+
+    return run_shared(run, "visits:host", make)
 
 
 class InviteCalls:

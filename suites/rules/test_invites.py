@@ -27,7 +27,8 @@ import httpx
 import pytest
 
 from fixtures._limits import length_range
-from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, instant, iso, new_host
+from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, instant, iso, shared_host
+from suites.rules._watchlists import dropped_at_the_end, run_watchlists
 
 # The read and list-entry shapes are our choice (INV-RECORD-SHAPE, assumed).
 READ_FIELDS = {
@@ -54,22 +55,28 @@ def refused(response: httpx.Response, field: str, status: int = 422) -> None:
     assert field in response.json()["reason"], (field, response.json()["reason"])
 
 
-@pytest.fixture(scope="module")
-def inv(api: Any, factories: Any, control_or_none: Any) -> InviteCalls:
-    return InviteCalls(api, factories, new_host(api, factories), control_or_none)
+@pytest.fixture
+def inv(api: Any, factories: Any, control_or_none: Any, amws_run: Any) -> InviteCalls:
+    """The invitation calls, hosted by the run's shared host (``_invites.shared_host``): no
+    test here reads that host's invitations or changes the user."""
+    host = shared_host(amws_run, api, factories)["uuid"]
+    return InviteCalls(api, factories, host, control_or_none)
 
 
 # The tests that need a visitor refused only need *an* enabled watchlist to list the visitor:
-# they share one, and none of them switches, renames or reads it. Each entry names values of
-# its own test's visitor that are run-tagged (identity number, or the last name beside the
-# first name), which no other test's visitor carries, so an entry refuses only the visitor
-# its test meant. Dropped at the end of the module, which takes the entries along.
-@pytest.fixture(scope="module")
-def listing(api: Any, factories: Any) -> Iterator[str]:
-    created = api.post(WATCHLISTS, json=factories.watchlist(enabled=True))
-    assert created.status_code == 201, created.text
-    yield created.json()["uuid"]
-    api.delete(f"{WATCHLISTS}/{created.json()['uuid']}")
+# they share the second of the run's two (``_watchlists.run_watchlists``, whose docstring says
+# why sharing them is safe), and none of them switches, renames or reads it. Each entry names
+# values of its own test's visitor that are run-tagged (identity number, or the last name
+# beside the first name), which no other test's visitor carries, so an entry refuses only the
+# visitor its test meant; a refused visitor is never on record.
+@pytest.fixture(scope="session")
+def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
+    yield from dropped_at_the_end(request, api)
+
+
+@pytest.fixture
+def listing(amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]) -> str:
+    return run_watchlists(amws_run, api, factories, run_watchlists_kept)[1]
 
 
 def put_on_list(api: Any, watchlist: str, **entry: Any) -> None:

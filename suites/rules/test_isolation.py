@@ -20,6 +20,7 @@ import spec
 from fixtures import Factories
 from fixtures.images import jpeg_bytes
 from harness._client import TargetClient
+from suites.rules._run_shared import shared_photo
 
 V1 = "/api/ws/v1"
 SCOPE_404 = "CONV-SYSTEM-SCOPE-404"
@@ -124,8 +125,9 @@ class Records:
     Each kind is made once per run and shared by every test asking for it (``Run.shared``
     books it to a set-up): the other system's calls must leave the records as they were, and
     each test checks that they did (a snapshot read with the full key before and after), so
-    on a correct target none of them changes. The staged file, which a test deletes with the
-    full key, is made per test."""
+    on a correct target none of them changes. The photo is the one of ``_run_shared`` that
+    other suites only download too. The staged file, which a test deletes with the full key,
+    is made per test."""
 
     def __init__(self, api: TargetClient, factories: Factories, run: Any) -> None:
         self.api, self.f, self.run = api, factories, run
@@ -136,6 +138,9 @@ class Records:
         if kind not in self.ids:
             if kind == "staged_file":
                 self.ids[kind] = self._staged_file()
+            elif kind == "photo":
+                # The photo the permission matrix and the rate-limit suite also only download.
+                self.ids[kind] = shared_photo(self.run, self.api, self.f)
             else:
                 made = self.run.shared(f"isolation:{kind}", lambda: self._make(kind))
                 self.ids[kind], self.info[kind] = made
@@ -189,13 +194,6 @@ class Records:
         )
         assert response.status_code == 200, f"uploading a photo: {response.text}"
         return response.json()["uuid"]
-
-    def _photo(self) -> str:
-        body = self.f.person(photoUuid=self._staged_file())
-        person = self._post("/persons", body, "photo_owner")["uuid"]
-        photo = self.api.get(f"{V1}/persons/{person}").json().get("photoId")
-        assert photo, "the person read shows no photoId after claiming an upload"
-        return photo
 
     # -- what the full key reads of a record ------------------------------------------
     def reads(self, kind: str) -> list[str]:

@@ -27,6 +27,7 @@ import pytest
 import spec
 from fixtures import jpeg_bytes
 from harness import ControlPlane
+from suites.rules._run_shared import shared_photo
 
 API = "/api/ws/v1"
 RELAY_CONTROL = "Access Control Point Relay Control"
@@ -34,6 +35,7 @@ KEY_WAYS = ("full", "readonly", "none", "disabled")
 HEADER_WAYS = {"unknown": "AUTH-INVALID-KEY-401", "missing": "AUTH-HEADER-REQUIRED"}
 HEADER_WAYS |= {"short": "AUTH-HEADER-LENGTH", "long": "AUTH-HEADER-LENGTH"}
 WAYS = (*KEY_WAYS, *HEADER_WAYS)
+PHOTO_READS = ("downloadPhoto", "downloadThumbnail")
 
 
 def _is_read(permission: str | None) -> bool:
@@ -187,10 +189,7 @@ class World:
             if not segment.startswith("{"):
                 continue
             name, before = segment[1:-1], segments[index - 1]
-            if before in ("photo", "thumbnail"):
-                person = self.make("createPerson", {}, photoUuid=self.make("uploadFile", {}))
-                params[name] = self.api.get(f"{API}/persons/{person}").json()["photoId"]
-            elif before == "trigger":
+            if before == "trigger":
                 params[name] = self.point()
             elif op_id == "enableUser" and before == "users":
                 params[name] = self.make("createUser", params, enabled=False)
@@ -277,9 +276,16 @@ def test_permission_matrix(
         return world, params, *world.body(op_id, params)
 
     # Reads and triggers change nothing: one set-up serves every way of calling them, and the
-    # run books it apart, so a plan keeping any one case pays for it once.
+    # run books it apart, so a plan keeping any one case pays for it once. The photo downloads
+    # address the photo other suites only download too (one person for both operations).
     shared = kind in ("read", "trigger")
-    world, params, json, files = amws_run.shared(f"matrix:{op_id}", make) if shared else make()
+    if op_id in PHOTO_READS:
+        world, json, files = World(api, factories, profile), None, None
+        params = {"uuid": shared_photo(amws_run, api, factories)}
+    elif shared:
+        world, params, json, files = amws_run.shared(f"matrix:{op_id}", make)
+    else:
+        world, params, json, files = make()
     path = _concrete(op.path, params)
     read = _read_path(path) if kind == "change" else None
     before = _snapshot(api, read) if read else None

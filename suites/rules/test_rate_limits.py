@@ -36,6 +36,8 @@ import pytest
 import spec
 from fixtures import jpeg_bytes
 from harness._profile import DOCUMENTED_BUCKET
+from suites.rules._invites import shared_host
+from suites.rules._run_shared import shared_photo
 
 API = "/api/ws/v1"
 DEPTS = f"{API}/departments"
@@ -112,13 +114,6 @@ def _assert_retry_after(response: httpx.Response) -> int:
 
 
 # -- what each cost case calls, and the records it needs (made with the full key) -------------
-def _photo(api: Any, factories: Any) -> str:
-    image = jpeg_bytes(factories.random.randrange(1 << 30), (48, 48))
-    staged = api.post(f"{API}/files/upload", files={"file": ("rate.jpg", image, "image/jpeg")})
-    person = api.post(f"{API}/persons", json=factories.person(photoUuid=staged.json()["uuid"]))
-    return api.get(f"{API}/persons/{person.json()['uuid']}").json()["photoId"]
-
-
 def _made(api: Any, path: str, body: dict[str, Any]) -> str:
     response = api.post(path, json=body)
     assert response.status_code == 201, f"setup {path}: {response.status_code}"
@@ -397,7 +392,7 @@ def _assert_fits(
     "FILE-RATE-COST",
     "PHOTO-RATE-COST",
 )
-def test_media_and_invitation_calls_cost_their_units(rate, api, factories, bucket) -> None:
+def test_media_and_invitation_calls_cost_their_units(rate, api, factories, bucket, amws_run):
     """Uploads, photo and thumbnail downloads and invitation creates by turns (about
     ``(C - 150) / 200`` of each, 9 or 10 in the documented bucket), then staged-file deletes until
     the 429: the deletes (of files the burst uploaded, then of files staged for it) end the burst
@@ -410,8 +405,10 @@ def test_media_and_invitation_calls_cost_their_units(rate, api, factories, bucke
     def image(index: int) -> dict[str, Any]:
         return {"file": (f"rate{index}.jpg", jpeg_bytes(seed + index, (32, 32)), "image/jpeg")}
 
-    photo = _photo(api, factories)
-    host = _made(api, f"{API}/users", factories.user())
+    # A photo and a host other suites share: the burst only downloads the one and names the
+    # other as the invitations' host.
+    photo = shared_photo(amws_run, api, factories)
+    host = shared_host(amws_run, api, factories)["uuid"]
     # The calls before the deletes, by turns; they leave TAIL_DELETES deletes' worth or more.
     turns = (capacity - TAIL_DELETES * costs["deleteFile"]) // max(costs[o] for o in FIFTY)
     plan = [FIFTY[i % len(FIFTY)] for i in range(turns)]

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from harness import ControlPlane
-from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, instant, new_host
+from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, instant, new_host, shared_host
+from suites.rules._watchlists import dropped, dropped_at_the_end, run_watchlists
 
 PRE_ARRIVAL_MOVES = {
     "VISITOR_CHECK_IN": "VISIT-CHECK-IN",
@@ -38,8 +39,10 @@ DAY = 24.0
 class Visits(InviteCalls):
     """The shared invitation calls, and the watchlist and reader calls of the tests."""
 
-    def __init__(self, api: Any, factories: Any, control: ControlPlane | None, profile: Any):
-        super().__init__(api, factories, new_host(api, factories), control)
+    def __init__(
+        self, api: Any, factories: Any, control: ControlPlane | None, profile: Any, host: str
+    ):
+        super().__init__(api, factories, host, control)
         self.profile = profile
 
     def new_host(self) -> str:
@@ -62,9 +65,12 @@ class Visits(InviteCalls):
         return [e for e in listed.json() if visitor is None or e.get("holderUuid") == visitor]
 
 
-@pytest.fixture(scope="module")
-def visits(api: Any, factories: Any, profile: Any, control_or_none: Any) -> Visits:
-    return Visits(api, factories, control_or_none, profile)
+@pytest.fixture
+def visits(api: Any, factories: Any, profile: Any, control_or_none: Any, amws_run: Any) -> Visits:
+    """The calls, hosted by the run's shared host (``_invites.shared_host``): no test here reads
+    that host's invitations (the host-view tests make hosts of their own)."""
+    host = shared_host(amws_run, api, factories)["uuid"]
+    return Visits(api, factories, control_or_none, profile, host)
 
 
 # -- moves --------------------------------------------------------------------------------
@@ -249,22 +255,32 @@ def test_cancelled_access_code_is_refused_at_the_reader(visits, api, profile) ->
 
 # -- watchlists at registration and check-in ----------------------------------------------
 # The watchlist tests only need *a* watchlist, enabled or disabled, to hold the entry that
-# lists their visitor: they share three (two enabled, since one test shows that each enabled
-# watchlist is consulted, and one disabled), and none of them switches, renames or reads one.
-# Every entry names a run-tagged identity number of its own visitor (factories.tag), which no
-# other test's visitor carries, so an entry refuses only the visitor its test meant. Dropped
-# at the end of the module, which takes their entries along.
-@pytest.fixture(scope="module")
-def lists(api: Any, factories: Any) -> Iterator[dict[str, Any]]:
-    def made(enabled: bool) -> str:
-        created = api.post(WATCHLISTS, json=factories.watchlist(enabled=enabled))
-        assert created.status_code == 201, created.text
-        return created.json()["uuid"]
+# lists their visitor, and none of them switches, renames or reads one. Enabled: the run's two
+# shared ones (``_watchlists.run_watchlists``, whose docstring says why sharing them is safe),
+# since one test shows that each enabled watchlist is consulted; the second of them comes
+# first here, for it is the one whose entries may catch visitors on record. Disabled: one of
+# the module, dropped at its end, which takes its entries along. Every entry names a
+# run-tagged identity number of its own visitor (factories.tag), which no other test's
+# visitor carries, so an entry refuses only the visitor its test meant.
+@pytest.fixture(scope="session")
+def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
+    yield from dropped_at_the_end(request, api)
 
-    shared = {"on": [made(True), made(True)], "off": made(False)}
-    yield shared
-    for watchlist in (*shared["on"], shared["off"]):
-        api.delete(f"{WATCHLISTS}/{watchlist}")  # its entries go with it
+
+@pytest.fixture(scope="module")
+def disabled_list(api: Any, factories: Any) -> Iterator[str]:
+    created = api.post(WATCHLISTS, json=factories.watchlist(enabled=False))
+    assert created.status_code == 201, created.text
+    yield created.json()["uuid"]
+    dropped(api, created.json()["uuid"])
+
+
+@pytest.fixture
+def lists(
+    amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any], disabled_list: str
+) -> dict[str, Any]:
+    first, second = run_watchlists(amws_run, api, factories, run_watchlists_kept)
+    return {"on": [second, first], "off": disabled_list}
 
 
 def put_on_list(api: Any, watchlist: str, **entry: Any) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fixtures._limits import length_range
-from suites.rules._watchlists import dropped, watchlist_pair
+from suites.rules._watchlists import dropped, dropped_at_the_end, run_watchlists
 
 WATCHLISTS = "/api/ws/v1/watchlists"
 IDENTIFYING = (
@@ -66,6 +66,13 @@ def _matched_entries(api: Any, body: dict[str, Any]) -> set[str]:
     return {m["entryUuid"] for m in response.json()["matches"]}
 
 
+def _uuids(api: Any, watchlist: str) -> list[str]:
+    """The uuids of every entry of ``watchlist``, read as one page."""
+    page = _page(api, watchlist, limit=1000)
+    assert page["totalCount"] == len(page["entries"]), "the watchlist outgrew one page"
+    return [e["uuid"] for e in page["entries"]]
+
+
 def _page(api: Any, watchlist: str, **params: Any) -> dict[str, Any]:
     response = api.get(f"{WATCHLISTS}/{watchlist}/entries", params=params)
     assert response.status_code == 200, response.text
@@ -74,15 +81,22 @@ def _page(api: Any, watchlist: str, **params: Any) -> dict[str, Any]:
 
 # -- shared records ----------------------------------------------------------------------
 # Tests that only need *a* watchlist to hold their entries (or a watchlist other than the one
-# they check) share these two. Every entry put in them carries run-tagged values of its own
-# (``_entry_body``, ``factories.tag``, uuid4 plates) that no other test's entries, visitors or
-# match requests carry. A test that counts a shared watchlist's entries reads the count before
-# and compares with it: module fixtures are per worker, and a worker runs one test at a time,
-# so nothing else adds to it meanwhile. Tests that check a watchlist's whole contents keep a
-# watchlist of their own. Dropped at the end of the module, which takes their entries along.
-@pytest.fixture(scope="module")
-def shared(api: Any, factories: Any) -> Iterator[tuple[str, str]]:
-    yield from watchlist_pair(api, factories)
+# they check) share the run's two (``_watchlists.run_watchlists``, whose docstring says why
+# that is safe). Every entry put in them here carries run-tagged values of its own
+# (``_entry_body``, ``factories.tag``, uuid4 plates). A test that counts a shared watchlist's
+# entries reads the count before and compares with it: a worker runs one test at a time, so
+# nothing else adds to it meanwhile. Tests that check a watchlist's whole contents keep a
+# watchlist of their own, or compare its contents with a read of their own just before.
+@pytest.fixture(scope="session")
+def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
+    yield from dropped_at_the_end(request, api)
+
+
+@pytest.fixture
+def shared(
+    amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]
+) -> tuple[str, str]:
+    return run_watchlists(amws_run, api, factories, run_watchlists_kept)
 
 
 # -- fields ------------------------------------------------------------------------------
@@ -180,17 +194,19 @@ def test_entry_reachable_only_through_its_own_watchlist(api, factories, shared) 
 
 
 @pytest.mark.rule("WL-ENTRY-DELETE-HARD")
-def test_deleted_entry_is_gone(api, factories) -> None:
-    # A watchlist of its own: the test reads its whole entries list.
-    watchlist = _watchlist(api, factories)
+def test_deleted_entry_is_gone(api, factories, shared) -> None:
+    # A shared watchlist: its whole entries list is read just before the delete and compared
+    # with the list after it (a worker runs one test at a time: nothing else changes it).
+    watchlist = shared[0]
     body = _entry_body(factories)
     entry, kept = _entry(api, watchlist, body), _entry(api, watchlist, _entry_body(factories))
     assert _matched_entries(api, {"identityNumber": body["identityNumber"]}) == {entry}
+    before = _uuids(api, watchlist)
+    assert {entry, kept} <= set(before)
     assert api.delete(f"{WATCHLISTS}/{watchlist}/entries/{entry}").status_code == 200
     assert _get_entry(api, watchlist, entry).status_code == 404
-    assert [e["uuid"] for e in _page(api, watchlist)["entries"]] == [kept]
+    assert sorted(_uuids(api, watchlist)) == sorted(u for u in before if u != entry)
     assert _matched_entries(api, {"identityNumber": body["identityNumber"]}) == set()
-    dropped(api, watchlist)
 
 
 # -- the list ----------------------------------------------------------------------------

@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from fixtures._limits import length_range
-from suites.rules._watchlists import dropped, watchlist_pair
+from suites.rules._invites import shared_host
+from suites.rules._run_shared import run_shared
+from suites.rules._watchlists import dropped, dropped_at_the_end, run_watchlists
 
 WATCHLISTS = "/api/ws/v1/watchlists"
 MATCH = f"{WATCHLISTS}/match"
@@ -73,26 +75,31 @@ def _visitor(api: Any, factories: Any, host: str, identity: str) -> dict[str, An
     }
 
 
-def _host(api: Any, factories: Any) -> str:
-    return _created(api.post("/api/ws/v1/users", json=factories.user()))
-
-
 # -- shared records ----------------------------------------------------------------------
-# Tests that only need *a* watchlist to hold their entries share these two. Every entry put in
-# them carries run-tagged values of its own (``_values``, ``factories.tag``) that no other
+# Tests that only need *a* watchlist to hold their entries share the run's two
+# (``_watchlists.run_watchlists``, whose docstring says why that is safe). Every entry put in
+# them here carries run-tagged values of its own (``_values``, ``factories.tag``) that no other
 # test's entries, visitors or match requests carry, so the tests cannot see each other's
 # entries; they assert only about the entries they made, never about a shared watchlist's
-# whole contents. Dropped at the end of the module, which takes their entries with them.
-@pytest.fixture(scope="module")
-def shared(api: Any, factories: Any) -> Iterator[tuple[str, str]]:
-    yield from watchlist_pair(api, factories)
+# whole contents (the visitors tests' ``caught`` is the one set of visitors the first
+# watchlist catches).
+@pytest.fixture(scope="session")
+def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
+    yield from dropped_at_the_end(request, api)
 
 
-@pytest.fixture(scope="module")
-def host(api: Any, factories: Any) -> str:
-    """One host for every invitation of the module: the visitors tests only need someone to
-    register their visitors (an invitation names its host; nothing here reads the host)."""
-    return _host(api, factories)
+@pytest.fixture
+def shared(
+    amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]
+) -> tuple[str, str]:
+    return run_watchlists(amws_run, api, factories, run_watchlists_kept)
+
+
+@pytest.fixture
+def host(amws_run: Any, api: Any, factories: Any) -> str:
+    """The run's shared host (``_invites.shared_host``) for every invitation of the module: the
+    visitors tests only need someone to register their visitors (nothing here reads the host)."""
+    return str(shared_host(amws_run, api, factories)["uuid"])
 
 
 # -- the request -------------------------------------------------------------------------
@@ -247,17 +254,23 @@ def test_match_writes_nothing(api, factories, shared, control) -> None:
 
 
 # -- visitors ----------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def caught(api: Any, factories: Any, host: str, shared: tuple[str, str]) -> dict[str, Any]:
-    """Two visitors caught by one entry each of the shared watchlist, and one visitor no entry
-    catches. Both visitors tests only read them. The visitors are registered before their
-    entries exist (an enabled watchlist would refuse them), and their identity numbers are
-    run-tagged: no entry of another test catches them, none of theirs catches another's."""
-    identities = [factories.tag("vid"), factories.tag("vid")]
-    visitors = {i: _visitor(api, factories, host, i) for i in identities}
-    free = _visitor(api, factories, host, factories.tag("vid"))
-    entries = {i: _entry(api, shared[0], {"identityNumber": i}) for i in identities}
-    return {"watchlist": shared[0], "visitors": visitors, "entries": entries, "free": free}
+@pytest.fixture
+def caught(amws_run: Any, api: Any, factories: Any, host: str, shared: tuple[str, str]) -> Any:
+    """Two visitors caught by one entry each of the first shared watchlist, and one visitor no
+    entry catches, made once per run. Both visitors tests only read them. The visitors are
+    registered before their entries exist (an enabled watchlist would refuse them), and their
+    identity numbers are run-tagged: no entry of another test catches them, none of theirs
+    catches another's, and no other test's entry catches a visitor on record in that
+    watchlist (see ``_watchlists.run_watchlists``)."""
+
+    def make() -> dict[str, Any]:
+        identities = [factories.tag("vid"), factories.tag("vid")]
+        visitors = {i: _visitor(api, factories, host, i) for i in identities}
+        free = _visitor(api, factories, host, factories.tag("vid"))
+        entries = {i: _entry(api, shared[0], {"identityNumber": i}) for i in identities}
+        return {"watchlist": shared[0], "visitors": visitors, "entries": entries, "free": free}
+
+    return run_shared(amws_run, "visits:caught", make)
 
 
 @pytest.mark.rule("WL-VISITORS")

@@ -37,6 +37,8 @@ import pytest
 import spec
 from harness._crypto import decrypt_text
 from harness._receiver import Receiver
+from suites.rules._invites import shared_host
+from suites.rules._run_shared import run_shared
 
 INVITES = "/api/ws/v1/invites"
 NEVER_SENT = {"VISITOR_ON_SITE", "VISITOR_IN_PARKING", "VISITOR_HOSTED"}
@@ -54,15 +56,18 @@ class Visits:
     """Creates visits and moves them; each method returns the matcher of its deliveries."""
 
     def __init__(self, api: Any, factories: Any, amws_run: Any) -> None:
-        self.api, self.factories = api, factories
+        self.api, self.factories, self.run = api, factories, amws_run
         self.offset = amws_run.target_clock() - time.time()  # the target's clock against ours
-        host = factories.user()
-        created = api.post("/api/ws/v1/users", json=host)
-        assert created.status_code == 201, created.text
-        self.host = {**host, "uuid": created.json()["uuid"]}
         # What this helper made, so that deliveries seen earlier can be told apart as ours.
         self.registrations: set[str] = set()
         self.refused: set[str] = set()
+
+    @property
+    def host(self) -> dict[str, Any]:
+        """The run's shared host (``_invites.shared_host``: the body sent, with its uuid).
+        Asked for on each use, so every test that names it is booked as using it; no test
+        here reads the host's invitations, only its details in a visit's payload."""
+        return shared_host(self.run, self.api, self.factories)
 
     def at(self, hours: float) -> str:
         moment = datetime.fromtimestamp(time.time() + self.offset, UTC) + timedelta(hours=hours)
@@ -187,6 +192,23 @@ def check_visit_payload(
     validate_visit(extended)
 
 
+@pytest.fixture
+def created(amws_run: Any, webhooks: Any, visits: Visits) -> dict[str, Any]:
+    """One invitation and its VISIT_CREATED delivery, made once per run, for the tests that
+    only look at what arrived (headers, signature, timestamp, payload): reading a delivery
+    changes nothing, and no test moves that visit. The visitor's first name is not ASCII, so
+    the signed text's UTF-8 bytes differ from its characters. ``offset`` is the target's clock
+    against ours when it was sent (other tests may move that clock later)."""
+
+    def make() -> dict[str, Any]:
+        offset = amws_run.target_clock() - time.time()
+        sent, visit, match = visits.create(firstName="Zoë Ångström-Łukasz")
+        delivery = one(webhooks, "VISIT_CREATED", match)
+        return {"sent": sent, "visit": visit, "delivery": delivery, "offset": offset}
+
+    return run_shared(amws_run, "hooks:visit-created", make)
+
+
 # -- one POST per event, to its own URL ----------------------------------------------------
 @pytest.mark.rule("HOOK-VISIT-CREATED", "HOOK-POST-PER-EVENT")
 def test_an_invitation_is_posted_once_as_visit_created(webhooks, visits) -> None:
@@ -256,14 +278,13 @@ def test_reader_grants_check_the_visitor_in_and_out(webhooks, visits, api, profi
 # -- headers, signature, timestamp -----------------------------------------------------------
 @pytest.mark.rule("HOOK-HEADERS-JSON", "HOOK-OPTIONAL-HEADER")
 def test_visit_created_declares_utf8_json_and_carries_the_configured_header(
-    webhooks, visits, profile
+    created, profile
 ) -> None:
     # Creation only: no operation of assumed shape, so this test decides both rules.
-    sent, _, match = visits.create(firstName="Zoë Ångström-Łukasz")
-    delivery = one(webhooks, "VISIT_CREATED", match)
+    delivery = created["delivery"]
     check_headers(delivery, profile)
     # The receiver read the body as UTF-8 JSON; the non-ASCII name came through intact.
-    assert delivery["payload"]["visitor"]["firstName"] == sent["firstName"]
+    assert delivery["payload"]["visitor"]["firstName"] == created["sent"]["firstName"]
 
 
 @pytest.mark.rule("HOOK-HEADERS-JSON", "HOOK-OPTIONAL-HEADER")
@@ -278,14 +299,14 @@ def test_posts_declare_utf8_json_and_carry_the_configured_header(webhooks, visit
 
 
 @pytest.mark.rule("HOOK-HMAC-SIGNATURE", "HOOK-HMAC-HEADERS-WHEN-KEY")
-def test_visit_created_is_signed_over_path_timestamp_and_body(webhooks, visits, profile) -> None:
+def test_visit_created_is_signed_over_path_timestamp_and_body(request, profile) -> None:
     key = settings_of(profile).get("hmac_key")
     if not key:
         pytest.skip("not configured: the profile's webhooks section has no hmac_key")
     # Creation only (no operation of assumed shape); the non-ASCII name makes the signed text's
-    # UTF-8 bytes differ from its characters.
-    _, _, match = visits.create(firstName="Zoë Ångström-Łukasz")
-    check_signature(one(webhooks, "VISIT_CREATED", match), key)
+    # UTF-8 bytes differ from its characters. (Asked for after the skip: a target without a
+    # key makes no invitation for it.)
+    check_signature(request.getfixturevalue("created")["delivery"], key)
 
 
 @pytest.mark.rule("HOOK-HMAC-SIGNATURE", "HOOK-HMAC-HEADERS-WHEN-KEY")
@@ -300,11 +321,11 @@ def test_signature_is_hmac_sha256_over_path_timestamp_and_body(webhooks, visits,
 
 
 @pytest.mark.rule("HOOK-HMAC-TIMESTAMP")
-def test_timestamp_is_epoch_milliseconds_of_the_sending_time(webhooks, visits, profile, amws_run):
+def test_timestamp_is_epoch_milliseconds_of_the_sending_time(request, profile) -> None:
     if not settings_of(profile).get("hmac_key"):
         pytest.skip("not configured: the profile's webhooks section has no hmac_key")
-    offset = amws_run.target_clock() - time.time()  # the target's clock against ours
-    delivery = one(webhooks, "VISIT_CREATED", visits.create()[2])
+    created = request.getfixturevalue("created")  # after the skip, as above
+    delivery, offset = created["delivery"], created["offset"]  # the target's clock against ours
     stamp = delivery["headers"][TIMESTAMP]
     assert re.fullmatch(r"[1-9][0-9]*", stamp), stamp
     sent_at = (delivery["received_at"] + offset) * 1000
@@ -395,11 +416,10 @@ def test_listed_fields_arrive_as_base64_aes_256_cbc(webhooks, visits, profile, r
 
 
 @pytest.mark.rule("HOOK-PAYLOAD-SHAPE", "HOOK-EXTRA-FIELDS")
-def test_visit_created_payload_is_a_visit_dto_with_visitor_and_host(webhooks, visits) -> None:
+def test_visit_created_payload_is_a_visit_dto_with_visitor_and_host(created, visits) -> None:
     # Creation only: no operation of assumed shape, so this test decides both rules.
-    _, visit, match = visits.create()
-    payload = one(webhooks, "VISIT_CREATED", match)["payload"]
-    check_visit_payload(payload, visit, "VISIT_CREATED", visits.host)
+    payload = created["delivery"]["payload"]
+    check_visit_payload(payload, created["visit"], "VISIT_CREATED", visits.host)
 
 
 @pytest.mark.rule("HOOK-PAYLOAD-SHAPE", "HOOK-EXTRA-FIELDS")

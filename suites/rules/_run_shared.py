@@ -1,0 +1,46 @@
+"""Records made once per run and shared by the tests of several modules (helpers, not tests).
+
+Each is made on first use through :meth:`harness.Run.shared`, so it is booked as a set-up of its
+own, and every test that asks for it is recorded as using it: a plan that keeps any of those
+tests pays for it once. Ask for a record from the test (or a function-scoped fixture), never
+from a module- or session-scoped fixture: only then is each test that relies on it recorded.
+
+Under the self-check's fault matrix every fault gets records of its own, made while that fault
+is switched on, so a fault in a write path still meets the records its tests read (and a record
+a faulty server made badly never spoils the tests of another fault).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from fixtures import jpeg_bytes
+from harness import Run
+
+API = "/api/ws/v1"
+T = TypeVar("T")
+
+
+def run_shared(run: Run, name: str, make: Callable[[], T]) -> T:
+    """The value ``make`` returns, made once per run (and per fault of a fault matrix)."""
+    faults = run.active_faults
+    return run.shared(f"{name}[{','.join(faults)}]" if faults else name, make)
+
+
+def shared_photo(run: Run, api: Any, factories: Any) -> str:
+    """The photoId of a person's photo, for tests that only download it (as any key, or as
+    another system's key, which must be refused): a download changes nothing on the photo."""
+
+    def make() -> str:
+        image = jpeg_bytes(factories.random.randrange(1 << 30), (48, 48))
+        staged = api.post(f"{API}/files/upload", files={"file": ("p.jpg", image, "image/jpeg")})
+        assert staged.status_code == 200, f"uploading a photo: {staged.text}"
+        body = factories.person(photoUuid=staged.json()["uuid"])
+        person = api.post(f"{API}/persons", json=body)
+        assert person.status_code == 201, f"creating the photo's person: {person.text}"
+        photo = api.get(f"{API}/persons/{person.json()['uuid']}").json().get("photoId")
+        assert photo, "the person read shows no photoId after claiming an upload"
+        return str(photo)
+
+    return run_shared(run, "media:photo", make)
