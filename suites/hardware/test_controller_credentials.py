@@ -19,12 +19,12 @@ from suites._credentials import CREDENTIALS, DAY
 pytestmark = pytest.mark.requires("control")
 
 
-@pytest.fixture(scope="module")
-def holder(api: Any, factories: Any) -> str:
-    """The person holding the module's credentials. Shared: no test here reads, changes or
+@pytest.fixture
+def holder(request: pytest.FixtureRequest, api: Any, factories: Any) -> str:
+    """The run's holder of credentials (suites/_credentials.py): no test here reads, changes or
     deletes the holder, and what the controllers hold is checked per credential, so a person
     per credential would only add a create and a cleanup delete."""
-    return cred.holder(api, factories)
+    return cred.run_holder(request, api, factories)
 
 
 # -- only ACTIVE credentials -------------------------------------------------------------
@@ -53,13 +53,16 @@ def test_controllers_hold_exactly_the_active_credentials(api, factories, holder,
 
 @pytest.mark.rule("CRED-ENABLED-FLAG")
 def test_credential_created_disabled_is_not_on_the_controllers(
-    api, factories, holder, control
+    request, api, factories, holder, control
 ) -> None:
-    open_now = cred.window(control.now(), -DAY, 30 * DAY)
+    # The run's plain credential was made with enabled true and its window open now
+    # (suites/_credentials.py); this one differs from it in the flag only.
+    enabled = cred.pair(request, api, factories).plain
+    assert enabled.body["enabled"] is True
+    open_now = {k: enabled.body[k] for k in ("activeDate", "expiryDate")}
     disabled = cred.issue(api, factories, holder, enabled=False, **open_now)
-    enabled = cred.issue(api, factories, holder, enabled=True, **open_now)
     held = cred.held(control)
-    assert enabled in held  # the same credential with enabled true is live
+    assert enabled.uuid in held  # the same credential with enabled true is live
     assert disabled not in held
 
 

@@ -40,26 +40,45 @@ def _reader_credential(
     return uuid, code
 
 
-@pytest.fixture(scope="module")
-def holder(api: Any, factories: Any) -> str:
-    """The person holding the module's credentials. Shared: no test here reads, changes or
+@pytest.fixture
+def holder(request: pytest.FixtureRequest, api: Any, factories: Any) -> str:
+    """The run's holder of credentials (suites/_credentials.py): no test here reads, changes or
     deletes the holder (the holder rules are in test_credentials.py), so a person per
     credential would only add a create and a cleanup delete."""
-    return cred.holder(api, factories)
+    return cred.run_holder(request, api, factories)
+
+
+@pytest.fixture
+def pair(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.Pair:
+    return cred.pair(request, api, factories)
 
 
 # -- status from the window --------------------------------------------------------------
 @pytest.mark.rule("CRED-STATUS-DEFAULT")
-def test_status_defaults_from_the_window(api, factories, holder) -> None:
-    open_now = cred.issue(api, factories, holder)
-    no_start = cred.issue(api, factories, holder, activeDate=None)
-    future = cred.issue(
+def test_status_defaults_from_the_window(request, api, factories, holder, pair) -> None:
+    # Credentials the run made without status (suites/_credentials.py): one open now, one
+    # without activeDate, one opening in 20 days (each issued here where the run's record was
+    # refused; the open one never is: it is the plainest credential there is).
+    assert pair.plain.body.get("status") is None
+    open_now = pair.plain.uuid
+    no_start = cred.on_record_or_own(
         api,
         factories,
-        holder,
-        activeDate=factories.instant(days=20),
-        expiryDate=factories.instant(days=40),
-    )
+        cred.pin_top(request, api, factories),
+        {"personUuid": holder},
+        {"activeDate": None, "status": None},
+    ).uuid
+    later = cred.user_held(request, api, factories).credential
+    if later is None:
+        window = {
+            "activeDate": factories.instant(days=20),
+            "expiryDate": factories.instant(days=40),
+        }
+        future = cred.issue(api, factories, holder, **window)
+    else:
+        assert later.body.get("status") is None
+        assert cred.instant(later.body["activeDate"]) > cred.instant(factories.instant(days=19))
+        future = later.uuid
     assert cred.status(api, open_now) == "ACTIVE"
     assert cred.status(api, no_start) == "ACTIVE"
     assert cred.status(api, future) == "VALID"
@@ -242,16 +261,18 @@ def test_use_limit_is_stored_and_reset_by_put(api, factories, holder) -> None:
 
 @pytest.mark.rule("CRED-USE-LIMIT", "CRED-WRITE-PUSHED")
 @pytest.mark.requires("control")
-def test_use_limit_reaches_the_controllers(api, factories, holder, control) -> None:
-    unlimited, limited = (
-        cred.issue(api, factories, holder),
-        cred.issue(api, factories, holder, useLimit=3),
-    )
+def test_use_limit_reaches_the_controllers(api, pair, control) -> None:
+    # The run's credentials made without and with a use limit (suites/_credentials.py); the
+    # limited one's useLimit is what it was made with, or what this test last put.
+    unlimited, limited = pair.plain.uuid, pair.limited.uuid
+    assert "useLimit" not in pair.plain.body
     held = cred.held(control)
     assert held[unlimited]["useLimit"] is None
-    assert held[limited]["useLimit"] == 3
-    cred.put(api, limited, {"useLimit": 1})
-    assert cred.held(control)[limited]["useLimit"] == 1
+    assert held[limited]["useLimit"] == pair.use_limit
+    new = 1 if pair.use_limit != 1 else 2
+    cred.put(api, limited, {"useLimit": new})
+    pair.use_limit = new
+    assert cred.held(control)[limited]["useLimit"] == new
 
 
 @pytest.mark.rule("CRED-USE-LIMIT")

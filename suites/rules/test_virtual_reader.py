@@ -25,6 +25,7 @@ import pytest
 
 import spec
 from fixtures._limits import enum_values, length_range, required
+from suites import _credentials as cred
 
 READ, QR_READ = "/api/ws/v1/virtual/reader", "/api/ws/v1/virtual/qr-code-reader"
 LIST, QR_LIST = f"{READ}/list", f"{QR_READ}/list"
@@ -211,12 +212,18 @@ def issue(
 # issued at a given moment issue their own. Their windows are a day or more from the
 # target's now; this module moves the clock by minutes only (Reader.pass_minute).
 @pytest.fixture(scope="module")
-def holder(api: Any, factories: Any) -> str:
-    """The person holding the module's credentials: no test reads anything of the holder but
-    its uuid, and none changes it."""
-    person = api.post("/api/ws/v1/persons", json=factories.person())
-    assert person.status_code == 201, person.text
-    return person.json()["uuid"]
+def holder(request: pytest.FixtureRequest, api: Any, factories: Any) -> str:
+    """The run's holder of credentials (suites/_credentials.py): no test here reads anything of
+    the holder but its uuid, and none changes it."""
+    return cred.run_holder(request, api, factories)
+
+
+@pytest.fixture(autouse=True)
+def _holder_booked(request: pytest.FixtureRequest) -> None:
+    """The run's holder is a set-up shared with other modules: each test relying on it (through
+    ``holder`` or a module record made for it) is recorded as using it, not only the first."""
+    if "holder" in request.fixturenames:
+        cred.holder_used(request)
 
 
 @pytest.fixture(scope="module")
