@@ -50,6 +50,8 @@ def holder(request: pytest.FixtureRequest, api: Any, factories: Any) -> str:
 
 @pytest.fixture
 def pair(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.Pair:
+    """The run's plain and use-limited credentials (:func:`cred.pair` says what tests do to
+    them): this module reads the plain one and changes the limited one's useLimit only."""
     return cred.pair(request, api, factories)
 
 

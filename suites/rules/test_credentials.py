@@ -87,26 +87,31 @@ def _assigned(api: Any, uuid: str) -> set[str]:
 # (by-user, holder deletion) and tests that consume a credential keep their own.
 @pytest.fixture
 def holder(request: pytest.FixtureRequest, api: Any, factories: Any) -> str:
+    """The run's holder (:func:`cred.run_holder`): tests only issue credentials to it."""
     return cred.run_holder(request, api, factories)
 
 
 @pytest.fixture
 def pair(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.Pair:
+    """A person holding exactly a plain and a use-limited credential (:func:`cred.pair`)."""
     return cred.pair(request, api, factories)
 
 
 @pytest.fixture
 def limits(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.Issued | None:
+    """A credential made at every create limit at once (:func:`cred.at_limits`)."""
     return cred.at_limits(request, api, factories)
 
 
 @pytest.fixture
 def pin_top(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.Issued | None:
+    """A credential with pin at its highest, sent with type USER (:func:`cred.pin_top`)."""
     return cred.pin_top(request, api, factories)
 
 
 @pytest.fixture
 def user_held(request: pytest.FixtureRequest, api: Any, factories: Any) -> cred.UserHeld:
+    """A user and its IDENTITY credential, sent with type PERSONNEL (:func:`cred.user_held`)."""
     return cred.user_held(request, api, factories)
 
 
