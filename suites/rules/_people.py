@@ -105,24 +105,27 @@ T = TypeVar("T")
 
 
 class Shared:
-    """Records a module's tests share, each built on first use (a module-scoped instance).
+    """Records tests share, each built on first use: a module's (a module-scoped instance),
+    or the whole group's (``scope`` "people": :func:`suites.rules._people_records.run_shared`).
 
     Under the self-check's fault matrix every fault gets records of its own, built while that
     fault is switched on: a fault in the write path still meets the records its tests read.
-    Outside a matrix (fault None) each record is built once per module (per xdist worker).
+    Outside a matrix (fault None) each record is built once per module, or once per run for
+    the group's (per xdist worker: each has a session of its own).
     A test that fails drops the records it used: a target that changed one where it should
     have refused (the failure) hands the next test a fresh record, not the changed one, so a
     failure stays with the test that found it."""
 
-    def __init__(self) -> None:
+    def __init__(self, scope: str | None = None) -> None:
         self._built: dict[tuple[str, str | None], Any] = {}
+        self.scope = scope  # the set-ups' prefix; None: the asking test's module
 
     def get(self, request: pytest.FixtureRequest, name: str, build: Callable[[], T]) -> T:
         callspec = getattr(request.node, "callspec", None)
         key = (name, callspec.params.get(FAULT_PARAM) if callspec else None)
         # Booked as a set-up of its own, not to whichever test happens to ask first.
         run = request.getfixturevalue("amws_run")
-        setup = f"{request.node.module.__name__}::{name}"
+        setup = f"{self.scope or request.node.module.__name__}::{name}"
         if key not in self._built:
             with run.sharing(setup):
                 self._built[key] = build()
@@ -241,10 +244,11 @@ def live_references(api: Any, factories: Any, references: dict[str, Any]) -> dic
     return made
 
 
-def staged_photo(api: Any, factories: Any) -> str:
-    """A fresh upload of a run-specific image (never the identical file of another upload)."""
+def staged_photo(api: Any, factories: Any, size: tuple[int, int] = (640, 480)) -> str:
+    """A fresh upload of a run-specific JPEG image of ``size`` (never the identical file of
+    another upload)."""
     text = f"{factories.run_id}:{factories.random.getrandbits(64)}"
-    data = jpeg_bytes(int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
+    data = jpeg_bytes(int(hashlib.sha256(text.encode()).hexdigest()[:12], 16), size)
     upload = api.post(f"{API}/files/upload", files={"file": ("photo.jpg", data, "image/jpeg")})
     assert upload.status_code == 200, upload.text
     return upload.json()["uuid"]

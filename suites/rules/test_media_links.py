@@ -32,6 +32,7 @@ from PIL import Image
 import spec
 from fixtures.images import jpeg_bytes
 from harness._checks import check
+from suites.rules import _people_records as group
 
 UPLOAD = "/api/ws/v1/files/upload"
 PERSONS = "/api/ws/v1/persons"
@@ -85,16 +86,17 @@ def _with_photo(api: Any, factories: Any, resource: str = PERSONS) -> tuple[str,
     return uuid, read
 
 
-# One person with a photo serves every test that only fetches its links (as handed out, or
-# altered in a segment): fetching a link changes nothing on the record. Tests that empty or
-# delete the photo, or judge the links against the moment of the read, make or read their own.
-# The links stay valid: they last 30 days, and the tests that move the clock further move it
-# back (restored_clock).
-@pytest.fixture(scope="module")
-def pictured(api: Any, factories: Any) -> tuple[str, dict[str, Any]]:
-    """(uuid, read) of a person with a photo, shared by the module's link tests."""
-    uuid, read = _with_photo(api, factories)
-    return uuid, read.json()
+# One person with a photo (the group's, group.pictured) serves every test that only fetches
+# its links (as handed out, or altered in a segment): fetching a link changes nothing on the
+# record. Tests that judge the links against the moment of the read read it anew; the empty
+# link's test shares the group's emptied photo (group.emptied); the deleted photo's tests
+# make their own. The links stay valid: they last 30 days, and the tests that move the clock
+# further move it back (restored_clock).
+@pytest.fixture
+def pictured(request, api: Any, factories: Any) -> tuple[str, dict[str, Any]]:
+    """(uuid, read) of the group's person with a photo."""
+    made = group.pictured(request, api, factories)
+    return made.uuid, made.read
 
 
 def _absolute(profile: Any, link: str) -> str:
@@ -113,10 +115,6 @@ def _links(profile: Any, read: dict[str, Any]) -> tuple[Link, Link]:
         assert match, f"{field} is not a signed media link: {value}"
         found.append(Link(**match.groupdict()))
     return found[0], found[1]
-
-
-def _photo_links(api: Any, factories: Any, profile: Any) -> tuple[Link, Link]:
-    return _links(profile, _with_photo(api, factories)[1].json())
 
 
 def _fresh_links(api: Any, profile: Any, pictured: tuple[str, dict[str, Any]]) -> tuple[Link, Link]:
@@ -290,9 +288,10 @@ def test_filename_segment_is_cosmetic(api, wait, profile, pictured) -> None:
 
 
 @pytest.mark.rule("LINK-401-ALTERED")
-def test_altered_link_is_401(api, wait, factories, profile, ledger, pictured) -> None:
+def test_altered_link_is_401(request, api, wait, factories, profile, ledger, pictured) -> None:
     photo, thumbnail = _links(profile, pictured[1])
-    other, _ = _photo_links(api, factories, profile)  # another record's photo
+    # Another record's photo: the group's user with one (group.pictured_user).
+    other, _ = _links(profile, group.pictured_user(request, api, factories).read)
     for link in (photo, thumbnail):
         first = link.signature[0]
         forged = ("B" if first == "A" else "A") + link.signature[1:]
@@ -345,11 +344,11 @@ def test_non_numeric_expiry_is_422(api, wait, profile, pictured) -> None:
 # -- lifetime and gone content ------------------------------------------------------------
 @pytest.mark.rule("LINK-404-EMPTY")
 @pytest.mark.requires("control")
-def test_link_to_empty_stored_content_is_404(api, control, wait, factories, profile) -> None:
-    _, read = _with_photo(api, factories, PERSONS)
-    links = _links(profile, read.json())
-    photo_id = read.json()["photoId"]
-    control.empty_photo(photo_id)
+def test_link_to_empty_stored_content_is_404(
+    request, api, control, wait, factories, profile
+) -> None:
+    # The links were handed out before the stored bytes went (group.emptied).
+    links = _links(profile, group.emptied(request, api, factories, control).read)
     for link in links:
         _assert_refused(_get(api, link, wait), 404)
 

@@ -9,17 +9,19 @@ The two searches are specified alike, so most tests run for both kinds, each par
 with its own kind's rule. Every record a test searches for carries a run-tagged token no other
 record has, so the tests hold on a system full of other people. Ranges and lengths are read
 from the spec. The user search's own rules (unknown criteria, the deprecated list) are in
-test_user_search.py.
+test_user_search.py. The records searched for and the deleted ones are the group's (made once
+per run, see _people_records.py), each test looking at them without changing them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from fixtures._limits import body_schema, field_schema
+from suites.rules import _people_records as group
 from suites.rules._people import (
     CREDENTIALS,
     ENVELOPE,
@@ -29,7 +31,6 @@ from suites.rules._people import (
     ROW_FIELDS,
     Kind,
     Record,
-    Shared,
     created,
     credential,
     each_kind,
@@ -62,40 +63,31 @@ def each_criterion(suffix: str) -> list[Any]:
 
 
 # -- the records the searches find ---------------------------------------------------------
-@dataclass(frozen=True)
-class Found:
-    """Records of one kind for the search tests to find: a trio sharing a run-tagged ``mark``
-    (in every searchable field) that no other record carries, each with a first name of its
-    own; and a record with a token of its own (found by none of the trio's values)."""
-
-    mark: str
-    trio: tuple[Record, Record, Record]
-    other: Record
-
-
-@pytest.fixture(scope="module")
-def shared() -> Shared:
-    return Shared()
+@pytest.fixture
+def found(request, api, factories) -> Callable[[Kind], group.Found]:
+    """The group's :class:`Found` trio of a kind (see :func:`group.found` for why sharing is
+    safe): the search tests only search them, each asserting on exactly these three."""
+    return lambda kind: group.found(request, api, factories, kind)
 
 
 @pytest.fixture
-def found(request, shared, api, factories) -> Any:
-    """The :class:`Found` records of a kind. Shared: the search tests only search them, and
-    each test asserts on exactly the records it looks for (the trio by its mark, the other by
-    its own token), so the tests cannot see one another's. The delete tests make their own."""
+def plain(request, api, factories) -> Callable[[Kind], Record]:
+    """The group's plain record of a kind: one of the run without the trio's mark (see
+    :func:`group.bare_person`, :func:`group.bare_user`)."""
+    return lambda kind: (group.bare_person if kind is PERSON else group.bare_user)(
+        request, api, factories
+    )
 
-    def of(kind: Kind) -> Found:
-        def build() -> Found:
-            mark = token(factories)
-            trio = tuple(
-                Record(*searchable(api, factories, kind, mark, **extra))
-                for extra in ({}, {"firstName": f"Other{mark}Gh"}, {"firstName": f"Third{mark}Jk"})
-            )
-            return Found(mark, trio, Record(*searchable(api, factories, kind, token(factories))))
 
-        return shared.get(request, f"found-{kind.name}", build)
-
-    return of
+@pytest.fixture
+def deleted(
+    request, api, factories, amws_run, profile, control_or_none
+) -> Callable[[Kind], group.Deleted]:
+    """The group's deleted record of a kind (see :func:`group.deleted`): the delete tests only
+    look at what is left of it."""
+    return lambda kind: group.deleted(
+        request, api, factories, amws_run, profile, control_or_none, kind
+    )
 
 
 # -- body and paging ---------------------------------------------------------------------
@@ -139,11 +131,11 @@ def test_criteria_are_length_limited(api, kind: Kind, criterion: str) -> None:
 
 # -- matching ----------------------------------------------------------------------------
 @pytest.mark.parametrize(("kind", "criterion"), each_criterion("SEARCH-CONTAINS"))
-def test_criterion_is_a_case_insensitive_contains(api, found, kind, criterion: str) -> None:
+def test_criterion_is_a_case_insensitive_contains(api, found, plain, kind, criterion) -> None:
     field = MATCHED_ON.get(criterion, criterion)
-    # The piece below holds the trio's mark: the trio all match; the other record does not.
+    # The piece below holds the trio's mark: the trio all match; a record without it does not.
     wanted, body = found(kind).trio[0].uuid, found(kind).trio[0].body
-    other = found(kind).other.uuid
+    other = plain(kind).uuid
     value = body[field]
     # A piece from inside the value, in the opposite letter case.
     piece = value[3:-1].swapcase() if field != "mobile" else value[4:-1]
@@ -230,11 +222,9 @@ def test_stepping_start_by_limit_visits_every_match_once(api, factories) -> None
 
 # -- delete: the record is found nowhere afterwards ---------------------------------------
 @pytest.mark.parametrize("kind", each_kind("DELETE-HARD"))
-def test_deleted_record_is_gone(api, factories, kind: Kind) -> None:
-    mark = token(factories)
-    uuid, body = searchable(api, factories, kind, mark)
-    assert uuids(search(api, kind, lastName=mark)) == [uuid]
-    assert api.delete(f"{kind.path}/{uuid}").status_code == 200
+def test_deleted_record_is_gone(api, deleted, kind: Kind) -> None:
+    # Found by its mark before its delete answered 200 (checked where it was deleted).
+    uuid, body = deleted(kind).uuid, deleted(kind).body
     assert api.get(f"{kind.path}/{uuid}").status_code == 404
     for criterion in criteria(kind):
         field = MATCHED_ON.get(criterion, criterion)
@@ -257,30 +247,22 @@ def test_delete_keeps_credentials_unassigned(api, factories, amws_run) -> None:
 
 @pytest.mark.rule("PERS-DELETE-PHONEBOOK")
 @pytest.mark.requires("control")
-def test_delete_withdraws_the_person_from_phonebooks(api, factories, amws_run, control) -> None:
-    uuid = created(api.post(PERSONS, json=factories.person()))
-    credential(api, factories, amws_run, PERSON, uuid)
-    held = control.controller_credentials()
-    listed = [c for c in held if uuid in {p["uuid"] for p in c["phonebook"]}]
-    assert listed, "a person holding an ACTIVE credential is in no phonebook (precondition)"
-    assert api.delete(f"{PERSONS}/{uuid}").status_code == 200
+def test_delete_withdraws_the_person_from_phonebooks(deleted, control) -> None:
+    # It held an ACTIVE credential and was in a phonebook before its delete (checked there).
+    uuid = deleted(PERSON).uuid
     for controller in control.controller_credentials():
         assert uuid not in {p["uuid"] for p in controller["phonebook"]}, controller["controller"]
 
 
 @pytest.mark.parametrize("kind", each_kind("DELETE-QR-CODE"))
 def test_delete_leaves_no_qr_code_in_its_name(
-    api, factories, amws_run, profile, control_or_none, kind: Kind
+    api, profile, control_or_none, deleted, kind: Kind
 ) -> None:
-    """The record's QR code is observable as a QR_CODE credential issued in its name: after the
-    delete, nothing on the API, a reader or (with a control plane) a controller is in its name."""
-    uuid = created(api.post(kind.path, json=kind.body(factories)))
+    """The record's QR code is observable as a QR_CODE credential issued in its name (on the
+    virtual reader's list, where the profile has one): after the delete, nothing on the API,
+    a reader or (with a control plane) a controller is in its name."""
+    uuid, qr = deleted(kind).uuid, deleted(kind).qr
     reader = profile.section("virtual_reader") or {}
-    lists = [reader["access_control_list"]] if reader.get("access_control_list") else []
-    qr = credential(
-        api, factories, amws_run, kind, uuid, readerType="QR_CODE", accessControlListUuids=lists
-    )
-    assert api.delete(f"{kind.path}/{uuid}").status_code == 200
     assert api.get(f"{CREDENTIALS}/{qr}").json()["holderUuid"] is None
     assert api.get(f"{CREDENTIALS}/by-{kind.name}/{uuid}").status_code == 404
     if reader.get("uuid"):

@@ -15,6 +15,7 @@ import pytest
 import spec
 from fixtures._limits import body_schema, enum_values, field_schema
 from suites.rules import _people as people
+from suites.rules import _people_records as group
 
 PERSON = people.PERSON
 PERSONS = PERSON.path
@@ -46,14 +47,8 @@ PHONES = [f for f in BODY_FIELDS if _documented(f).get("pattern") == PHONE_PATTE
 EMAILS = [f for f in BODY_FIELDS if _documented(f).get("format") == "email"]
 DATES = [f for f in BODY_FIELDS if _documented(f).get("format") == "date"]
 ENUMS = [f for f in BODY_FIELDS if "enum" in _documented(f)]
-# reference field -> (path of the referenced records, its create operation)
-REFERENCES = {
-    "location": ("/api/ws/v1/locations", "createLocation"),
-    "department": ("/api/ws/v1/departments", "createDepartment"),
-    "organisation": ("/api/ws/v1/organisations", "createOrganisation"),
-    "group": ("/api/ws/v1/groups", "createGroup"),
-    "costCenter": ("/api/ws/v1/cost-centers", "createCostCenter"),
-}
+# The person's reference fields (all of the group's shared set).
+REFERENCES = list(group.REFERENCES)
 ADDRESS_FIELDS = [
     f"{block}Address{part}"
     for block in ("home", "work", "other")
@@ -100,11 +95,11 @@ def _made(api: Any, body: dict[str, Any]) -> people.Record:
 
 
 @pytest.fixture
-def bare(request, shared, api, factories) -> people.Record:
-    """A plain person of the run, read once. Shared because the tests here only send it refused
-    replaces (each checking its read is unchanged after) or need some person to exist: none
-    changes it (see :class:`people.Shared` for a target that does)."""
-    return shared.get(request, "bare", lambda: _made(api, factories.person()))
+def bare(request, api, factories) -> people.Record:
+    """The group's plain person (a first name alone): the tests here only send it refused
+    replaces (each checking its read is unchanged after), read it back or need some person
+    to exist; see :func:`group.bare_person` for everything done to it."""
+    return group.bare_person(request, api, factories)
 
 
 # Good values of the formatted fields, one shared person per rule (so a target refusing one
@@ -136,12 +131,10 @@ def formatted(request, shared, api, factories) -> Callable[[str], people.Record]
 
 
 @pytest.fixture
-def references(request, shared, api, factories) -> dict[str, str]:
-    """A live record for each reference field: persons point at them, nothing here changes
-    them, so one of each serves every full body."""
-    return shared.get(
-        request, "references", lambda: people.live_references(api, factories, REFERENCES)
-    )
+def references(request, api, factories) -> dict[str, str]:
+    """A live record for each reference field (the group's set, shared with the users'):
+    persons only point at them, so one of each serves every full body."""
+    return group.references(request, api, factories)
 
 
 # -- required ----------------------------------------------------------------------------
@@ -152,12 +145,12 @@ def test_first_name_is_required(api, factories, bare) -> None:
     people.refused(api.post(PERSONS, json=body), "firstName")
     assert _stored(api, body) == [], "a person without firstName was stored"
 
-    first_name = factories.tag("first")[:50]
-    alone = people.created(api.post(PERSONS, json={"firstName": first_name}))
     replace = {**body, "lastName": "changed"}
     people.refused(api.put(f"{PERSONS}/{bare.uuid}", json=replace), "firstName")
     assert _read(api, bare.uuid) == bare.read
-    people.read_back(PERSON, _read(api, alone), {"firstName": first_name})
+    # A first name alone is accepted: the shared person was created from nothing else.
+    assert list(bare.body) == ["firstName"], bare.body
+    people.read_back(PERSON, bare.read, bare.body)
 
 
 # -- lengths -----------------------------------------------------------------------------
@@ -267,7 +260,7 @@ def test_extension_and_fax_are_only_length_checked(formatted) -> None:
 
 # -- references and the photo handle -----------------------------------------------------
 @pytest.mark.rule("PERS-FIELD-REFERENCE")
-@pytest.mark.parametrize("field", list(REFERENCES))
+@pytest.mark.parametrize("field", REFERENCES)
 def test_references_must_exist(api, factories, ledger, bare, field: str) -> None:
     body = factories.person(**{field: ledger.fresh_uuid()})
     response = api.post(PERSONS, json=body)
@@ -291,12 +284,12 @@ def test_never_issued_photo_uuid_is_refused(api, factories, ledger, bare) -> Non
 
 
 @pytest.mark.rule("PERS-PHOTO-ATTACH")
-def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
-    uuid = people.created(api.post(PERSONS, json=factories.person()))
-    assert _read(api, uuid)["hasPhoto"] is False
-    staged = people.staged_photo(api, factories)
-    assert api.put(f"{PERSONS}/{uuid}", json=factories.person(photoUuid=staged)).status_code == 200
-    read = _read(api, uuid)
+def test_photo_is_attached_through_photo_uuid(request, api, factories) -> None:
+    # The group's person with a photo was created without one and given it by a replace (200)
+    # carrying the photoUuid of a fresh upload (group.pictured): its reads before and after.
+    made = group.pictured(request, api, factories)
+    assert made.before["hasPhoto"] is False
+    read = made.read
     assert read["hasPhoto"] is True
     assert "photoUuid" not in read, "photoUuid is read back"
 

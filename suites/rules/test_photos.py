@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 from fixtures.images import jpeg_bytes, png_bytes
+from suites.rules import _people_records as group
 
 UPLOAD = "/api/ws/v1/files/upload"
 FILES = "/api/ws/v1/files"
@@ -102,14 +103,15 @@ def _directives(header: str) -> dict[str, str | None]:
 
 
 # -- shared records ----------------------------------------------------------------------------
-# The download tests that only read a photo (headers, permissions, format of a JPEG upload) share
-# one person with a photo instead of an upload, a create, a read and a cleanup delete each. What
-# they check is decided when the photo is served, not when it was stored, so a fault the
-# self-check switches on after this record was made still shows. Tests about the stored
-# renditions (thumbnail size, PNG uploads, an emptied or deleted photo) keep their own record.
-@pytest.fixture(scope="module")
-def shared_photo_id(api: Any, factories: Any) -> str:
-    return _photo_id(_with_photo(api, factories)[1])
+# The download tests that only read a photo (headers, permissions, format of a JPEG upload, the
+# thumbnail's size) share the group's person with an 800x600 photo (group.pictured, also the
+# media links' and the claimed-upload delete's) instead of an upload, a create, a read and a
+# cleanup delete each. The self-check builds it anew under each fault (the stored renditions
+# are made while the fault is on). Those about an emptied photo share the group's emptied one
+# (group.emptied, also the empty link's); PNG uploads and a deleted photo keep their own.
+@pytest.fixture
+def shared_photo_id(request, api: Any, factories: Any) -> str:
+    return _photo_id(group.pictured(request, api, factories).read)
 
 
 # -- claiming through photoUuid ----------------------------------------------------------------
@@ -134,13 +136,16 @@ def test_staged_file_becomes_the_records_photo(api, factories, resource: str, ho
 
 
 @pytest.mark.rule("FILE-CLAIM-PHOTOUUID", "PERS-PHOTO-UUID-INVALID")
-def test_never_issued_photo_uuid_is_422(api, factories, ledger) -> None:
+def test_never_issued_photo_uuid_is_422(request, api, factories, ledger) -> None:
     body = factories.person()
     _assert_refused(api.post(PERSONS, json={**body, "photoUuid": ledger.fresh_uuid()}), 422)
-    uuid = _created(api.post(PERSONS, json=body))
-    replaced = api.put(f"{PERSONS}/{uuid}", json={**body, "photoUuid": ledger.fresh_uuid()})
+    # The replace goes to the group's plain person (no photo), which it must leave as it was.
+    bare = group.bare_person(request, api, factories)
+    replaced = api.put(f"{PERSONS}/{bare.uuid}", json={**body, "photoUuid": ledger.fresh_uuid()})
     _assert_refused(replaced, 422)
-    assert _read(api, PERSONS, uuid)["hasPhoto"] is False
+    read = _read(api, PERSONS, bare.uuid)
+    assert read["hasPhoto"] is False
+    assert read == bare.read, "the refused replace changed the person"
 
 
 @pytest.mark.rule("FILE-STAGED-EXPIRY", "PERS-PHOTO-UUID-INVALID")
@@ -200,9 +205,8 @@ def test_photo_and_thumbnail_are_jpeg(api, factories, request, upload: str) -> N
 
 
 @pytest.mark.rule("PHOTO-THUMBNAIL-SMALLER")
-def test_thumbnail_is_smaller_than_the_photo(api, factories) -> None:
-    _, read, _ = _with_photo(api, factories, PERSONS, jpeg_bytes(_seed(factories), (800, 600)))
-    photo_id = _photo_id(read)
+def test_thumbnail_is_smaller_than_the_photo(api, shared_photo_id: str) -> None:
+    photo_id = shared_photo_id  # uploaded at 800x600
     photo = api.get(f"{PHOTOS}/photo/{photo_id}")
     thumbnail = api.get(f"{PHOTOS}/thumbnail/{photo_id}")
     assert photo.status_code == thumbnail.status_code == 200
@@ -253,11 +257,9 @@ def test_unknown_photo_id_is_404(api, factories, ledger) -> None:
 
 @pytest.mark.rule("PHOTO-404-EMPTY")
 @pytest.mark.requires("control")
-def test_photo_whose_stored_image_is_empty_is_404(api, factories, control) -> None:
+def test_photo_whose_stored_image_is_empty_is_404(request, api, factories, control) -> None:
     # Storage that lost the bytes can only be staged through the reference control plane.
-    _, read, _ = _with_photo(api, factories)
-    photo_id = _photo_id(read)
-    control.empty_photo(photo_id)
+    photo_id = _photo_id(group.emptied(request, api, factories, control).read)
     for kind in KINDS:
         _assert_refused(api.get(f"{PHOTOS}/{kind}/{photo_id}"), 404)
 

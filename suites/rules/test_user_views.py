@@ -3,12 +3,13 @@
 hosted invitations cancelled, credentials unlinked and every way of acting for the user gone.
 The hard delete and the QR code are tested with the person's in test_people_search.py.
 
-The views are read from hosts the tests share (module fixtures): one holding three open
-invitations that nothing changes, and one to which each window test adds its own invitations
-(and asserts on those alone). The delete cascade deletes hosts of its own. Windows are placed
-relative to the TARGET's
-clock (the control plane's when there is one, else real time with margins of days); the exact
-62-day and 365-day edges need the control plane.
+The views are read from hosts the tests share (users the group shares, see
+_people_records.py): one holding three open invitations that nothing changes, and one to which
+each window test adds its own invitations (and asserts on those alone). Enable and disable
+go to the group's plain user and leave it enabled; the sessions test looks at the group's
+deleted user; the other delete tests delete hosts of their own. Windows are placed relative
+to the TARGET's clock (the control plane's when there is one, else real time with margins of
+days); the exact 62-day and 365-day edges need the control plane.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 import pytest
 
 import spec
-from suites.rules._people import CREDENTIALS, USER, Shared, created, credential, iso, read_record
+from suites.rules import _people_records as group
+from suites.rules._people import CREDENTIALS, USER, created, credential, iso, read_record
 
 USERS = USER.path
 INVITES = "/api/ws/v1/invites"
@@ -74,33 +76,36 @@ def _param_range(operation_id: str, name: str) -> tuple[int, int]:
 
 
 # -- the hosts the tests share -------------------------------------------------------------
-@pytest.fixture(scope="module")
-def shared() -> Shared:
-    return Shared()
-
-
 @pytest.fixture
-def hosted(request, shared, api, factories, amws_run) -> tuple[str, dict[str, str]]:
+def hosted(request, api, factories, amws_run) -> tuple[str, dict[str, str]]:
     """A host with three invitations open now (two PIN, one QR code): the host and
     registrationId -> type. Shared: the tests only list and read them (nothing cancels or
-    answers them), and each asserts on exactly these three."""
+    answers them), and each asserts on exactly these three. The host is the group's plain
+    user, which no other test gives invitations (see :func:`group.bare_user`).
+
+    Made once per run like its host (never again for a module met anew, which would give
+    the same host three more), and asked for with its host each time: a test that fails
+    drops both, so the three made again go to a new host that has none."""
+    host = group.bare_user(request, api, factories).uuid
 
     def build() -> tuple[str, dict[str, str]]:
-        host, now = _host(api, factories), _now(amws_run)
+        now = _now(amws_run)
         made = {}
         for days, kind in ((2, "PIN"), (2, "QR_CODE"), (3, "PIN")):
             starts, ends = now - timedelta(minutes=5), now + timedelta(days=days)
             made[_invite(api, factories, host, starts, ends, type=kind)] = kind
         return host, made
 
-    return shared.get(request, "hosted", build)
+    return group.run_shared(request).get(request, "hosted", build)
 
 
 @pytest.fixture
-def window_host(request, shared, api, factories) -> str:
+def window_host(request, api, factories) -> str:
     """A host for the window tests: each adds invitations of its own and asserts only that
-    those inside are listed and those outside are not, so they can share it."""
-    return shared.get(request, "window_host", lambda: _host(api, factories))
+    those inside are listed and those outside are not, so they can share it. It is the third
+    user of the group's search trio (:func:`group.found`): invitations are no part of what
+    the search tests look at, and the window tests look at nothing else."""
+    return group.found(request, api, factories, USER).trio[2].uuid
 
 
 # -- the invites window ------------------------------------------------------------------
@@ -229,8 +234,10 @@ def _credentials(api: Any, uuid: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.rule("USER-DISABLE", "USER-ENABLE")
-def test_disable_and_enable(api, factories) -> None:
-    uuid = created(api.post(USERS, json=factories.user(enabled=True)))
+def test_disable_and_enable(request, api, factories) -> None:
+    """On the group's plain user (enabled, as created): disabled and enabled again, it reads
+    as before, which every other test sharing it relies on (see :func:`group.bare_user`)."""
+    uuid = group.bare_user(request, api, factories).uuid
     card = factories.credential(userUuid=uuid)
     created(api.post(CREDENTIALS, json=card))
     before, held = _read(api, uuid), _credentials(api, uuid)
@@ -288,14 +295,14 @@ def test_delete_unlinks_the_users_credentials(api, factories, amws_run) -> None:
 
 
 @pytest.mark.rule("USER-DELETE-SESSIONS")
-def test_nothing_is_honoured_for_a_deleted_user(api, factories, amws_run) -> None:
+def test_nothing_is_honoured_for_a_deleted_user(
+    request, api, factories, amws_run, profile, control_or_none
+) -> None:
     """Sessions and tokens of a user are not reachable through this interface; what is: no
-    request made for the deleted user is honoured any more, from the very next one on."""
-    user = _host(api, factories)
-    _credential(api, factories, amws_run, user)
-    assert api.get(f"{USERS}/{user}/invites").status_code == 200
-    assert api.delete(f"{USERS}/{user}").status_code == 200
-    assert api.put(f"{USERS}/{user}/disable").status_code == 404
+    request made for the deleted user is honoured any more, from the very next one on. The
+    group's deleted user (:func:`group.deleted`) held a credential and listed its invites
+    before its delete; the very next request for it, a disable, was refused with 404."""
+    user = group.deleted(request, api, factories, amws_run, profile, control_or_none, USER).uuid
     assert api.put(f"{USERS}/{user}", json=factories.user()).status_code == 404
     for path in ("", "/invites", "/registrations"):
         assert api.get(f"{USERS}/{user}{path}").status_code == 404, path

@@ -17,6 +17,7 @@ import pytest
 import spec
 from fixtures._limits import body_schema, field_schema, length_range
 from suites.rules import _people as people
+from suites.rules import _people_records as group
 
 USER = people.USER
 USERS = USER.path
@@ -35,13 +36,8 @@ PLAIN_TEXT = [
     for f in BODY_FIELDS
     if "maxLength" in _documented(f) and not {"pattern", "format"} & set(_documented(f))
 ]
-# reference field -> (path of the referenced records, its create operation)
-REFERENCES = {
-    "location": ("/api/ws/v1/locations", "createLocation"),
-    "group": ("/api/ws/v1/groups", "createGroup"),
-    "organisation": ("/api/ws/v1/organisations", "createOrganisation"),
-    "department": ("/api/ws/v1/departments", "createDepartment"),
-}
+# The user's reference fields: the group's shared set but the cost center.
+REFERENCES = [f for f in group.REFERENCES if f != "costCenter"]
 TIMESTAMPS = ("accountActiveDate", "accountExpiryDate")
 # Instructions of one write, not stored fields: the read has neither.
 ONE_SHOT = ("photoUuid", "sendOnBoardingMessage")
@@ -97,18 +93,11 @@ def shared() -> people.Shared:
 
 
 @pytest.fixture
-def bare(request, shared, api, factories) -> people.Record:
-    """A plain user of the run, read once. Shared because the tests here only send it refused
-    replaces (each checking its read is unchanged after), copy its e-mail address or username
-    for a conflict, or read it: none changes it (see :class:`people.Shared` for a target that
-    does)."""
-
-    def build() -> people.Record:
-        body = _user(factories)
-        uuid = people.created(api.post(USERS, json=body))
-        return people.Record(uuid, body, _read(api, uuid))
-
-    return shared.get(request, "bare", build)
+def bare(request, api, factories) -> people.Record:
+    """The group's plain user: the tests here send it refused replaces (each checking its read
+    is unchanged after) or a replace with its own body, copy its e-mail address or username
+    for a conflict, or read it; see :func:`group.bare_user` for everything done to it."""
+    return group.bare_user(request, api, factories)
 
 
 @pytest.fixture
@@ -132,12 +121,12 @@ def role(request, shared, api, factories) -> str:
 
 
 @pytest.fixture
-def references(request, shared, api, factories) -> dict[str, str]:
-    """Live location, group, organisation and department: users point at them, nothing here
-    changes them, so one of each serves every full body."""
-    return shared.get(
-        request, "references", lambda: people.live_references(api, factories, REFERENCES)
-    )
+def references(request, api, factories) -> dict[str, str]:
+    """Live location, group, organisation and department (of the group's set, shared with the
+    persons'): users only point at them, so one of each serves every full body."""
+    return {
+        f: uuid for f, uuid in group.references(request, api, factories).items() if f in REFERENCES
+    }
 
 
 def _password(length: int, *, leave_out: str = "", space: bool = False) -> str:
@@ -274,15 +263,14 @@ def test_references_must_exist(api, factories, ledger, bare, field: str) -> None
 
 
 @pytest.mark.rule("USER-ROLE-DEFAULT")
-def test_user_without_role_gets_the_default_role(api, factories, profile, role) -> None:
+def test_user_without_role_gets_the_default_role(api, factories, profile, full) -> None:
     default = _default_role(api, profile)
     body = _user(factories)
     body.pop("role", None)
     assert _read(api, people.created(api.post(USERS, json=body)))["role"] == default
-    assert (
-        _read(api, people.created(api.post(USERS, json=_user(factories, role=role))))["role"]
-        == role
-    )
+    # A user created with a role (of the run, not the default) keeps it: the shared full one.
+    assert full.body["role"] != default
+    assert _read(api, full.uuid)["role"] == full.body["role"]
 
 
 @pytest.mark.rule("USER-USERNAME-GENERATED")
@@ -337,14 +325,18 @@ def test_password_meeting_the_policy_or_left_out_is_accepted(api, factories) -> 
 
 
 @pytest.mark.rule("USER-PASSWORD-NEVER-RETURNED")
-def test_password_reads_back_empty(api, factories) -> None:
-    password = _password(length_range("createUser", "password")[0] + 4)
-    uuid = people.created(api.post(USERS, json=_user(factories, password=password)))
-    assert _read(api, uuid)["password"] in ("", None)
-    assert api.put(f"{USERS}/{uuid}", json=_user(factories, password=password)).status_code == 200
-    read = _read(api, uuid)
+def test_password_reads_back_empty(api, bare) -> None:
+    """The shared user was created with a password and read right after; here it is replaced
+    with its own body (password included), which leaves its read as it was."""
+    password = bare.body["password"]
+    assert password
+    assert bare.read["password"] in ("", None), "the password is disclosed after the create"
+    assert password not in str(bare.read)
+    assert api.put(f"{USERS}/{bare.uuid}", json=bare.body).status_code == 200
+    read = _read(api, bare.uuid)
     assert read["password"] in ("", None), "the password (or a hash of it) is disclosed"
     assert password not in str(read)
+    assert read == bare.read, "a replace with the user's own body changed it"
 
 
 @pytest.mark.rule("USER-ONBOARDING-MESSAGE")
@@ -376,11 +368,9 @@ def test_onboarding_message_goes_only_where_asked(api, factories, control_or_non
 
 
 @pytest.mark.rule("USER-PHOTO-ATTACH")
-def test_photo_is_attached_through_photo_uuid(api, factories) -> None:
-    uuid = people.created(
-        api.post(USERS, json=_user(factories, photoUuid=people.staged_photo(api, factories)))
-    )
-    read = _read(api, uuid)
+def test_photo_is_attached_through_photo_uuid(request, api, factories) -> None:
+    # The group's user created with the uuid of a fresh upload as photoUuid, read right after.
+    read = group.pictured_user(request, api, factories).read
     assert read["hasPhoto"] is True
     assert "photoUuid" not in read, "photoUuid is read back"
 
@@ -462,12 +452,10 @@ def test_read_carries_every_value_under_its_request_name(api, full) -> None:
 
 
 @pytest.mark.rule("USER-NO-COST-CENTER")
-def test_cost_center_on_a_user_is_ignored(api, factories, ledger) -> None:
+def test_cost_center_on_a_user_is_ignored(request, api, factories, ledger) -> None:
     """A costCenter is no user field: ignored like any unknown field, even when it points at
     nothing, and never read back (under any name)."""
-    live = people.live_references(
-        api, factories, {"costCenter": ("/api/ws/v1/cost-centers", "createCostCenter")}
-    )["costCenter"]
+    live = group.references(request, api, factories)["costCenter"]  # the group's, live
     for cost_center in (ledger.fresh_uuid(), live):
         uuid = people.created(api.post(USERS, json=_user(factories, costCenter=cost_center)))
         shown = {str(v).lower() for v in people.scalars(_read(api, uuid))}
