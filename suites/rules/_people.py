@@ -289,7 +289,8 @@ def digits(factories: Any, count: int) -> str:
 def searchable(
     api: Any, factories: Any, kind: Kind, mark: str, **fields: Any
 ) -> tuple[str, dict[str, Any]]:
-    """A record whose every searchable field carries ``mark`` (mobile: its own digits)."""
+    """A record whose every searchable field carries ``mark`` (mobile: its own digits); a field
+    given as None is left out of the body."""
     unique = digits(factories, 8)
     values = {
         "firstName": f"Fn{mark}Ab",
@@ -298,7 +299,7 @@ def searchable(
         "mobile": f"+27{digits(factories, 9)}",
         "identityNumber": f"Id{mark}E{unique}f",
     }
-    body = kind.body(factories, **{**values, **fields})
+    body = {k: v for k, v in kind.body(factories, **{**values, **fields}).items() if v is not None}
     return created(api.post(kind.path, json=body)), body
 
 

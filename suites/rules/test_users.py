@@ -274,13 +274,13 @@ def test_user_without_role_gets_the_default_role(api, factories, profile, full) 
 
 
 @pytest.mark.rule("USER-USERNAME-GENERATED")
-def test_missing_username_is_generated(api, factories) -> None:
+def test_missing_username_is_generated(request, api, factories) -> None:
     low, high = length_range("createUser", "username")
     names = []
-    for _ in range(2):
-        body = _user(factories)
-        del body["username"]
-        username = _read(api, people.created(api.post(USERS, json=body)))["username"]
+    # Two users created without a username: the first two of the group's search trio.
+    for made in group.found(request, api, factories, USER).trio[:2]:
+        assert "username" not in made.body, made.body
+        username = _read(api, made.uuid)["username"]
         assert isinstance(username, str) and low <= len(username) <= high, username
         names.append(username)
     assert names[0] != names[1], "two generated usernames are the same"
