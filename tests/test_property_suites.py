@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import yaml
+from starlette.requests import Request
+from starlette.responses import Response
+
+from tests._proxy import Proxy, passed_on
+from tests.reference_server.conftest import LiveServer
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 600  # seconds, per subprocess: a hung run fails its test instead of the CI job
@@ -122,12 +129,24 @@ class Runs:
         self.submit(selection, fault, repeat)
         return self.futures[(selection, fault, repeat)].result()
 
+    def against(self, selection: Selection, target: Path) -> Outcome:
+        """``selection`` run once against the target ``target`` describes."""
+        key = (selection, str(target), 1)
+        if key not in self.futures:
+            report = self.folder / f"run-{len(self.futures)}"
+            self.futures[key] = self.pool.submit(self._run, selection, None, report, target)
+        return self.futures[key].result()
+
     @staticmethod
-    def _run(selection: Selection, fault: str | None, report: Path) -> Outcome:
+    def _run(
+        selection: Selection, fault: str | None, report: Path, target: Path | None = None
+    ) -> Outcome:
         command = [sys.executable, "-m", "pytest", *selection.args, "-p", "no:cacheprovider"]
         command += ["-q", "--conformance-report", str(report)]
         if fault is not None:
             command += ["--reference-fault", fault]
+        if target is not None:
+            command += ["--target", str(target), "--plan", "deep"]
         # The child is an ordinary run: none of this session's PYTEST_* settings (xdist worker
         # count, which paces the client, or PYTEST_ADDOPTS) leak into it.
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
@@ -198,3 +217,24 @@ def test_two_ordinary_contract_runs_agree(runs: Runs) -> None:
     assert any(first["coverage"].values()), "the selection made no call"
     assert first["coverage"] == second["coverage"]
     assert first["rate_units"] == second["rate_units"]
+
+
+def test_a_405_without_an_allow_header_passes_the_contract(runs: Runs, tmp_path: Path) -> None:
+    """No document asks for a 405 to an undeclared method, nor for its Allow header (both are
+    RFC 9110's, which the documents never cite): a target that leaves the header out passes
+    the contract selection that meets such answers."""
+    stripped: list[int] = []
+
+    def rewrite(request: Request, answer: httpx.Response) -> Response:
+        headers = {k: v for k, v in answer.headers.items() if k.lower() != "allow"}
+        if len(headers) < len(answer.headers):
+            stripped.append(answer.status_code)
+        return passed_on(answer, headers=headers)
+
+    with LiveServer() as server, Proxy(server.base_url, rewrite) as proxy:
+        profile = tmp_path / "proxied.yaml"
+        profile.write_text(yaml.safe_dump({**server.profile, "base_url": proxy.base_url}))
+        outcome = runs.against(DEPARTMENTS, profile)
+    assert 405 in stripped, "the selection met no answer carrying an Allow header"
+    document = _report(outcome)
+    assert [r for r, v in document["rules"].items() if v["verdict"] == "failed"] == []
