@@ -144,3 +144,25 @@ class InviteCalls:
             found += page.json()["entries"]
             if not page.json()["entries"] or len(found) >= page.json()["totalCount"]:
                 return found
+
+
+def run_invitations(run: Run, inv: InviteCalls) -> list[dict[str, Any]]:
+    """Three invitations made once per run, each for a visitor of its own (a run-tagged
+    identity number) and sent with the request names doc1 shows: per invitation the body
+    ``sent``, the ``status`` and the ``created`` answer (each user asserts the 201 itself).
+
+    Tests of several modules only read them: the create answer and the read, the list walk and
+    the visitor filter (test_invites), and the watchlist visitors (test_watchlist_match, whose
+    entries name the first two visitors' identity numbers, so the watchlists catch those
+    visitors: nothing else here creates, updates or checks in an invitation for them). No test
+    updates, moves or cancels one of them."""
+
+    def make() -> list[dict[str, Any]]:
+        made = []
+        for _ in range(3):
+            sent = inv.documented(identityNumber=inv.factories.tag("id"))
+            response = inv.post(sent)
+            made.append({"sent": sent, "status": response.status_code, "created": response.json()})
+        return made
+
+    return run_shared(run, "visits:invitations", make)

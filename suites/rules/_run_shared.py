@@ -28,19 +28,28 @@ def run_shared(run: Run, name: str, make: Callable[[], T]) -> T:
     return run.shared(f"{name}[{','.join(faults)}]" if faults else name, make)
 
 
-def shared_photo(run: Run, api: Any, factories: Any) -> str:
-    """The photoId of a person's photo, for tests that only download it (as any key, or as
-    another system's key, which must be refused): a download changes nothing on the photo."""
+def shared_pictured(run: Run, api: Any, factories: Any) -> dict[str, str]:
+    """A person with a photo (``person``, and the ``photo``'s photoId), made once per run, for
+    tests that only download the photo (as any key, or as another system's key, which must be
+    refused): a download changes nothing on it. One test also gives the person credentials
+    of its own, deleted when it ends (the rate-limit drain); nobody reads the person's
+    credentials or changes the person."""
 
-    def make() -> str:
+    def make() -> dict[str, str]:
         image = jpeg_bytes(factories.random.randrange(1 << 30), (48, 48))
         staged = api.post(f"{API}/files/upload", files={"file": ("p.jpg", image, "image/jpeg")})
         assert staged.status_code == 200, f"uploading a photo: {staged.text}"
         body = factories.person(photoUuid=staged.json()["uuid"])
         person = api.post(f"{API}/persons", json=body)
         assert person.status_code == 201, f"creating the photo's person: {person.text}"
-        photo = api.get(f"{API}/persons/{person.json()['uuid']}").json().get("photoId")
+        uuid = str(person.json()["uuid"])
+        photo = api.get(f"{API}/persons/{uuid}").json().get("photoId")
         assert photo, "the person read shows no photoId after claiming an upload"
-        return str(photo)
+        return {"person": uuid, "photo": str(photo)}
 
-    return run_shared(run, "media:photo", make)
+    return run_shared(run, "media:pictured", make)
+
+
+def shared_photo(run: Run, api: Any, factories: Any) -> str:
+    """The photoId of the run's shared person with a photo (see :func:`shared_pictured`)."""
+    return shared_pictured(run, api, factories)["photo"]

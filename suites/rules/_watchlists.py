@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import uuid as uuidlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from fixtures._limits import length_range
 from harness import Run
 from suites.rules._run_shared import run_shared
 
@@ -39,9 +42,26 @@ def run_watchlists(run: Run, api: Any, factories: Any, kept: list[Any]) -> tuple
     return run_shared(run, "visits:watchlists", make)
 
 
+def run_disabled_watchlist(run: Run, api: Any, factories: Any, kept: list[Any]) -> str:
+    """A disabled watchlist, made once per run, for the tests of several modules that need a
+    watchlist nobody consults to hold their entries: the lifecycle tests list visitors in it
+    who must be let through, the encryption tests store sample entries in it and read only
+    those back. Disabled, no entry of it refuses anyone; nobody switches, renames or deletes
+    it, or reads its whole contents. Dropped with the pair (``kept``) at the end."""
+
+    def make() -> str:
+        created = api.post(WATCHLISTS, json=factories.watchlist(enabled=False))
+        assert created.status_code == 201, created.text
+        kept.append((str(created.json()["uuid"]),))
+        return str(created.json()["uuid"])
+
+    return run_shared(run, "visits:disabled-watchlist", make)
+
+
 def dropped_at_the_end(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
-    """What a session-scoped fixture of a module using ``run_watchlists`` yields from: the
-    watchlists made for the run, dropped at the end of the session. Each module's fixture
+    """What a session-scoped fixture of a module using ``run_watchlists`` (or
+    ``run_disabled_watchlist``) yields from: the watchlists made for the run, dropped at the
+    end of the session. Each module's fixture
     yields the same record of them; the first to end drops them all (not asserted: what a
     delete answers is test_watchlists' concern)."""
     kept = request.session.stash.setdefault(_KEPT, [])
@@ -49,6 +69,38 @@ def dropped_at_the_end(request: pytest.FixtureRequest, api: Any) -> Iterator[lis
     while kept:
         for watchlist in kept.pop():
             dropped(api, watchlist)
+
+
+@dataclass(frozen=True)
+class Made:
+    """What a watchlist create sent and answered (``uuid`` None when it was refused)."""
+
+    body: dict[str, Any]
+    status: int
+    uuid: str | None
+
+
+def made_from(api: Any, body: dict[str, Any]) -> Made:
+    """Create a watchlist from ``body``; what it answered is the caller's to assert."""
+    response = api.post(WATCHLISTS, json=body)
+    uuid = response.json().get("uuid") if response.status_code == 201 else None
+    return Made(body, response.status_code, uuid)
+
+
+def run_spare(run: Run, api: Any) -> Made:
+    """A watchlist made once per run from a name as short as a name may be, and nothing else
+    (so it takes the default ``enabled``), for the tests of several modules that need a
+    watchlist without entries: tests whose updates of it must be refused (they compare its
+    read before and after within themselves), one that switches it off and on again (leaving
+    it on, as it was), the name-length test (its create is the shortest name accepted) and a
+    visitors list that must be empty. Nobody adds an entry to it, renames or deletes it.
+    Short names cannot carry the run tag: a random one keeps parallel runs apart."""
+    shortest = length_range("createWatchlist", "name")[0]
+
+    def make() -> Made:
+        return made_from(api, {"name": uuidlib.uuid4().hex[:shortest]})
+
+    return run_shared(run, "visits:spare-watchlist", make)
 
 
 def dropped(api: Any, watchlist: str) -> None:

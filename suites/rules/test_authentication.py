@@ -28,13 +28,23 @@ def _names(api: Any) -> set[str]:
     return {d["name"] for d in api.get(DEPTS).json()}
 
 
+@pytest.fixture(scope="module")
+def department(api: Any, factories: Any) -> str:
+    """The department the module's tests address. Shared: a test that renames it checks its
+    own write right after it; the others compare their reads before and after within
+    themselves, or only read it, so no test depends on a name another test gave it."""
+    return _department(api, factories)
+
+
 # -- Bearer prefix ----------------------------------------------------------------------------
 @pytest.mark.rule("AUTH-BEARER-PREFIX")
 @pytest.mark.parametrize("key", ["full", "readonly", "none", "disabled"])
-def test_bearer_prefix_gives_the_bare_keys_answers(api, client, factories, profile, key) -> None:
+def test_bearer_prefix_gives_the_bare_keys_answers(
+    api, client, factories, profile, department, key
+) -> None:
     caller = client(key)
     bearer = {"Authorization": f"Bearer {profile.key(key)}"}
-    uuid = _department(api, factories)
+    uuid = department
     read_bare = caller.get(f"{DEPTS}/{uuid}")
     read_bearer = caller.get(f"{DEPTS}/{uuid}", headers=bearer)
     assert read_bearer.status_code == read_bare.status_code
@@ -94,7 +104,7 @@ def _altered(value: str) -> str:
 @pytest.mark.rule("AUTH-INVALID-KEY-401")
 @pytest.mark.parametrize("variant", ["unknown", "malformed", "altered"])
 def test_unknown_and_malformed_keys_get_401_and_change_nothing(
-    api, client, factories, profile, variant
+    api, client, factories, profile, department, variant
 ) -> None:
     value = {
         "unknown": secrets.token_hex(32),
@@ -102,7 +112,7 @@ def test_unknown_and_malformed_keys_get_401_and_change_nothing(
         "altered": _altered(profile.key("full") or ""),
     }[variant]
     caller, headers = client("missing"), {"Authorization": value}
-    uuid = _department(api, factories)
+    uuid = department
     before = api.get(f"{DEPTS}/{uuid}").json()
     body = factories.named("createDepartment", "invalid")
     assert caller.get(f"{DEPTS}/{uuid}", headers=headers).status_code == 401
@@ -115,8 +125,8 @@ def test_unknown_and_malformed_keys_get_401_and_change_nothing(
 
 # -- no session -------------------------------------------------------------------------------
 @pytest.mark.rule("AUTH-NO-SESSION")
-def test_no_cookie_is_set_and_cookies_do_not_authenticate(api, client, factories) -> None:
-    uuid = _department(api, factories)
+def test_no_cookie_is_set_and_cookies_do_not_authenticate(api, client, factories, department):
+    uuid = department
     answers = [
         api.get(DEPTS),
         api.get(f"{DEPTS}/{uuid}"),
@@ -235,10 +245,8 @@ def test_restrict_to_localhost_is_off_by_default(control) -> None:
 
 @pytest.mark.xdist_group("restrict_to_localhost")
 @pytest.mark.rule("AUTH-RESTRICT-TO-LOCALHOST")
-def test_loopback_callers_are_served_while_restricted(
-    api, client, factories, loopback_only
-) -> None:
-    uuid = _department(api, factories)
+def test_loopback_callers_are_served_while_restricted(api, client, department, loopback_only):
+    uuid = department
     assert api.get(f"{DEPTS}/{uuid}").status_code == 200
     # The key is still examined for loopback callers.
     assert client("missing").get(DEPTS).status_code == 401

@@ -27,7 +27,15 @@ import httpx
 import pytest
 
 from fixtures._limits import length_range
-from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, instant, iso, shared_host
+from suites.rules._invites import (
+    INVITES,
+    WATCHLISTS,
+    InviteCalls,
+    instant,
+    iso,
+    run_invitations,
+    shared_host,
+)
 from suites.rules._watchlists import dropped_at_the_end, run_watchlists
 
 # The read and list-entry shapes are our choice (INV-RECORD-SHAPE, assumed).
@@ -63,6 +71,13 @@ def inv(api: Any, factories: Any, control_or_none: Any, amws_run: Any) -> Invite
     return InviteCalls(api, factories, host, control_or_none)
 
 
+@pytest.fixture
+def invitations(amws_run: Any, inv: InviteCalls) -> list[dict[str, Any]]:
+    """The run's three shared invitations (``_invites.run_invitations``, whose docstring says
+    who reads them): tests here only read them and what lists show of them."""
+    return run_invitations(amws_run, inv)
+
+
 # The tests that need a visitor refused only need *an* enabled watchlist to list the visitor:
 # they share the second of the run's two (``_watchlists.run_watchlists``, whose docstring says
 # why sharing them is safe), and none of them switches, renames or reads it. Each entry names
@@ -87,10 +102,10 @@ def put_on_list(api: Any, watchlist: str, **entry: Any) -> None:
 
 # -- create, read, not found ----------------------------------------------------------------
 @pytest.mark.rule("INV-CREATE-201", "INV-REGISTRATION-ID")
-def test_create_answers_201_with_the_handles_the_read_uses(inv) -> None:
-    response = inv.post(inv.documented())
-    assert response.status_code == 201, response.text
-    created = response.json()
+def test_create_answers_201_with_the_handles_the_read_uses(inv, invitations) -> None:
+    made = invitations[0]  # a documented create (doc1's request names)
+    assert made["status"] == 201, made["created"]
+    created = made["created"]
     handles = {"code", "message", "registrationId", "visitorId", "type", "accessCode", "inviteLink"}
     assert set(created) >= handles, f"missing {sorted(handles - set(created))}"
     assert (created["code"], created["message"]) == (201, "created")
@@ -149,13 +164,10 @@ def page_of(api: Any, **params: Any) -> dict[str, Any]:
 
 
 @pytest.mark.rule("INV-LIST-ENVELOPE", "INV-LIST-DEFAULTS")
-def test_list_pages_visit_every_invitation_once(inv, api) -> None:
+def test_list_pages_visit_every_invitation_once(api, invitations) -> None:
     # The run's invitations are known by their unique last names (entries show lastName).
-    names = []
-    for _ in range(3):
-        sent = inv.documented()
-        inv.create(sent)
-        names.append(sent["last_name"])
+    assert [made["status"] for made in invitations] == [201] * 3
+    names = [made["sent"]["last_name"] for made in invitations]
     first = page_of(api)
     assert first["startIndex"] == 0
     assert first["countReturned"] == len(first["entries"]) == min(100, first["totalCount"])
@@ -191,10 +203,11 @@ def test_list_limit_outside_1_to_1000_answers_400(api, limit: int, status: int) 
 
 
 @pytest.mark.rule("INV-LIST-VISITOR-FILTER")
-def test_visitor_uuid_narrows_the_list(inv, api, factories) -> None:
-    # Two new visitors (unique identity numbers), told apart in the list by their last names.
-    sent = [inv.documented(identityNumber=factories.tag("id")) for _ in "ab"]
-    wanted, other = (inv.create(body) for body in sent)
+def test_visitor_uuid_narrows_the_list(api, invitations) -> None:
+    # Two visitors (unique identity numbers), told apart in the list by their last names.
+    assert [made["status"] for made in invitations[:2]] == [201] * 2
+    sent = [made["sent"] for made in invitations[:2]]
+    wanted, other = (made["created"] for made in invitations[:2])
     assert wanted["visitorId"] != other["visitorId"]
     page = page_of(api, visitorUUID=wanted["visitorId"], limit=1000)
     assert [e["lastName"] for e in page["entries"]] == [sent[0]["last_name"]]

@@ -37,7 +37,7 @@ import spec
 from fixtures import jpeg_bytes
 from harness._profile import DOCUMENTED_BUCKET
 from suites.rules._invites import shared_host
-from suites.rules._run_shared import shared_photo
+from suites.rules._run_shared import shared_photo, shared_pictured
 
 API = "/api/ws/v1"
 DEPTS = f"{API}/departments"
@@ -305,7 +305,9 @@ ABOVE_READ_CALLS = 6  # a credential write at a read's price would fit this many
     "RATE-RETRY-AFTER-LOWER-BOUND",
     "RATE-COST-CREDENTIAL-WRITE-ABOVE-READ",
 )
-def test_a_drained_key_is_refused_until_it_refills(rate, api, factories, bucket, wait) -> None:
+def test_a_drained_key_is_refused_until_it_refills(
+    rate, api, factories, bucket, wait, amws_run
+) -> None:
     """A list burst from a full bucket prices a list call; its 429 and a refused create then show
     Retry-After (whole seconds, every time, enough), the other key served meanwhile, the refused
     create without effect and through once the client waited as advised; a partial refill of
@@ -353,7 +355,8 @@ def test_a_drained_key_is_refused_until_it_refills(rate, api, factories, bucket,
     floor = _cost("getCredential")
     seconds = math.ceil((ABOVE_READ_CALLS + 1) * floor * 60 / refill)
     known = seconds * refill / 60
-    person = _made(api, f"{API}/persons", factories.person())
+    # The run's shared person with a photo holds the credentials (tidy deletes them at once).
+    person = shared_pictured(amws_run, api, factories)["person"]
     wait(seconds)
     send = lambda i: _call(  # noqa: E731
         rate, "POST", f"{API}/credentials", json=factories.credential(personUuid=person)

@@ -20,7 +20,11 @@ import pytest
 
 from harness import ControlPlane
 from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, instant, new_host, shared_host
-from suites.rules._watchlists import dropped, dropped_at_the_end, run_watchlists
+from suites.rules._watchlists import (
+    dropped_at_the_end,
+    run_disabled_watchlist,
+    run_watchlists,
+)
 
 PRE_ARRIVAL_MOVES = {
     "VISITOR_CHECK_IN": "VISIT-CHECK-IN",
@@ -258,29 +262,20 @@ def test_cancelled_access_code_is_refused_at_the_reader(visits, api, profile) ->
 # lists their visitor, and none of them switches, renames or reads one. Enabled: the run's two
 # shared ones (``_watchlists.run_watchlists``, whose docstring says why sharing them is safe),
 # since one test shows that each enabled watchlist is consulted; the second of them comes
-# first here, for it is the one whose entries may catch visitors on record. Disabled: one of
-# the module, dropped at its end, which takes its entries along. Every entry names a
-# run-tagged identity number of its own visitor (factories.tag), which no other test's
-# visitor carries, so an entry refuses only the visitor its test meant.
+# first here, for it is the one whose entries may catch visitors on record. Disabled: the
+# run's shared one (``_watchlists.run_disabled_watchlist``). Every entry names a run-tagged
+# identity number of its own visitor (factories.tag), which no other test's visitor carries,
+# so an entry refuses only the visitor its test meant.
 @pytest.fixture(scope="session")
 def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
     yield from dropped_at_the_end(request, api)
 
 
-@pytest.fixture(scope="module")
-def disabled_list(api: Any, factories: Any) -> Iterator[str]:
-    created = api.post(WATCHLISTS, json=factories.watchlist(enabled=False))
-    assert created.status_code == 201, created.text
-    yield created.json()["uuid"]
-    dropped(api, created.json()["uuid"])
-
-
 @pytest.fixture
-def lists(
-    amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any], disabled_list: str
-) -> dict[str, Any]:
+def lists(amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]) -> Any:
     first, second = run_watchlists(amws_run, api, factories, run_watchlists_kept)
-    return {"on": [second, first], "off": disabled_list}
+    off = run_disabled_watchlist(amws_run, api, factories, run_watchlists_kept)
+    return {"on": [second, first], "off": off}
 
 
 def put_on_list(api: Any, watchlist: str, **entry: Any) -> None:

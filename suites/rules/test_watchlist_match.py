@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from fixtures._limits import length_range
-from suites.rules._invites import shared_host
+from suites.rules._invites import InviteCalls, run_invitations, shared_host
 from suites.rules._run_shared import run_shared
-from suites.rules._watchlists import dropped, dropped_at_the_end, run_watchlists
+from suites.rules._watchlists import dropped, dropped_at_the_end, run_spare, run_watchlists
 
 WATCHLISTS = "/api/ws/v1/watchlists"
 MATCH = f"{WATCHLISTS}/match"
@@ -61,18 +61,6 @@ def _match(api: Any, body: dict[str, Any]) -> dict[str, Any]:
 
 def _mine(answer: dict[str, Any], entries: set[str]) -> list[dict[str, Any]]:
     return [m for m in answer["matches"] if m["entryUuid"] in entries]
-
-
-def _visitor(api: Any, factories: Any, host: str, identity: str) -> dict[str, Any]:
-    """Register a visitor (through an invitation) carrying ``identity``; the visitor's details."""
-    body = factories.invite(host, identityNumber=identity)
-    response = api.post("/api/ws/v1/invites", json=body)
-    assert response.status_code == 201, response.text
-    return {
-        "uuid": response.json()["visitorId"],
-        "firstName": body["firstName"],
-        "lastName": body["lastName"],
-    }
 
 
 # -- shared records ----------------------------------------------------------------------
@@ -255,34 +243,48 @@ def test_match_writes_nothing(api, factories, shared, control) -> None:
 
 # -- visitors ----------------------------------------------------------------------------
 @pytest.fixture
-def caught(amws_run: Any, api: Any, factories: Any, host: str, shared: tuple[str, str]) -> Any:
+def caught(
+    amws_run: Any, api: Any, factories: Any, host: str, shared: Any, control_or_none: Any
+) -> dict[str, Any]:
     """Two visitors caught by one entry each of the first shared watchlist, and one visitor no
-    entry catches, made once per run. Both visitors tests only read them. The visitors are
-    registered before their entries exist (an enabled watchlist would refuse them), and their
-    identity numbers are run-tagged: no entry of another test catches them, none of theirs
-    catches another's, and no other test's entry catches a visitor on record in that
-    watchlist (see ``_watchlists.run_watchlists``)."""
+    entry catches, made once per run: the visitors of the run's three shared invitations
+    (``_invites.run_invitations``, registered before these entries exist, as an enabled
+    watchlist would refuse them). Both visitors tests only read them. Their identity numbers
+    are run-tagged: no entry of another test catches them, none of these catches another's,
+    and no other test's entry catches a visitor on record in that watchlist (see
+    ``_watchlists.run_watchlists``)."""
+    invitations = run_invitations(amws_run, InviteCalls(api, factories, host, control_or_none))
+    assert [made["status"] for made in invitations] == [201] * 3
+
+    def visitor(made: dict[str, Any]) -> dict[str, Any]:
+        sent = made["sent"]
+        return {
+            "uuid": made["created"]["visitorId"],
+            "firstName": sent["first_name"],
+            "lastName": sent["last_name"],
+        }
 
     def make() -> dict[str, Any]:
-        identities = [factories.tag("vid"), factories.tag("vid")]
-        visitors = {i: _visitor(api, factories, host, i) for i in identities}
-        free = _visitor(api, factories, host, factories.tag("vid"))
-        entries = {i: _entry(api, shared[0], {"identityNumber": i}) for i in identities}
-        return {"watchlist": shared[0], "visitors": visitors, "entries": entries, "free": free}
+        visitors = {m["sent"]["identity_number"]: visitor(m) for m in invitations[:2]}
+        entries = {i: _entry(api, shared[0], {"identityNumber": i}) for i in visitors}
+        return {"watchlist": shared[0], "visitors": visitors, "entries": entries}
 
-    return run_shared(amws_run, "visits:caught", make)
+    made = run_shared(amws_run, "visits:caught", make)
+    return {**made, "free": visitor(invitations[2])}
 
 
 @pytest.mark.rule("WL-VISITORS")
-def test_watchlist_visitors(api, factories, caught) -> None:
+def test_watchlist_visitors(api, amws_run, caught) -> None:
     watchlist = caught["watchlist"]
     response = api.get(f"{WATCHLISTS}/{watchlist}/entries/visitors")
     assert response.status_code == 200
     listed = {v["uuid"]: v for v in response.json()}
     assert caught["free"]["uuid"] not in listed
     assert listed == {v["uuid"]: v for v in caught["visitors"].values()}
-    empty = _watchlist(api, factories)
-    assert api.get(f"{WATCHLISTS}/{empty}/entries/visitors").json() == []
+    # A watchlist without entries: the run's spare one, to which nobody adds an entry.
+    empty = run_spare(amws_run, api)
+    assert empty.status == 201, empty.status
+    assert api.get(f"{WATCHLISTS}/{empty.uuid}/entries/visitors").json() == []
 
 
 @pytest.mark.rule("WL-ENTRY-VISITORS")

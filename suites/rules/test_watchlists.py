@@ -13,6 +13,9 @@ from typing import Any
 import pytest
 
 from fixtures._limits import length_range
+from suites.rules._invites import shared_host
+from suites.rules._run_shared import run_shared
+from suites.rules._watchlists import Made, made_from, run_spare
 
 WATCHLISTS = "/api/ws/v1/watchlists"
 INVITES = "/api/ws/v1/invites"
@@ -42,10 +45,6 @@ def _name(factories: Any, length: int) -> str:
     return factories.name_for("createWatchlist", "wl").ljust(length, "x")[:length]
 
 
-def _host(api: Any, factories: Any) -> str:
-    return _created(api.post("/api/ws/v1/users", json=factories.user()))
-
-
 def _invite_status(api: Any, factories: Any, host: str, identity: str) -> int:
     """Status of an invitation for a visitor carrying ``identity`` as identity number."""
     body = factories.invite(host, identityNumber=identity)
@@ -64,20 +63,36 @@ def _dropped(api: Any, watchlist: str) -> None:
 
 
 # -- shared records ----------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def spare(api: Any, factories: Any) -> str:
-    """A watchlist (enabled, no entries) for tests whose updates of it must be refused: they
-    compare its read before and after within themselves, and a refused update changes
-    nothing another test could see. Tests that switch, rename or delete a watchlist, or
-    read its entries, keep their own."""
-    return _watchlist(api, factories)
+@pytest.fixture
+def spare(amws_run: Any, api: Any) -> str:
+    """The run's spare watchlist (``_watchlists.run_spare``: enabled, no entries, its name as
+    short as allowed) for tests whose updates of it must be refused, which compare its read
+    before and after within themselves, and for the test that switches it off and on again:
+    that leaves it on, as it found it, and nobody else reads ``enabled`` of it. Tests that
+    rename or delete a watchlist, or read its entries, keep their own."""
+    made = run_spare(amws_run, api)
+    assert made.status == 201, made.status
+    return str(made.uuid)
 
 
-@pytest.fixture(scope="module")
-def host(api: Any, factories: Any) -> str:
-    """One host for the module's invitations: they only need someone to name as host, and
-    whether an invitation is refused depends on the visitor, never on the host."""
-    return _host(api, factories)
+@pytest.fixture
+def longest(amws_run: Any, api: Any, factories: Any) -> Made:
+    """A watchlist made once per run from a name as long as allowed and nothing else (so it
+    takes the default ``enabled``): its create is the name-length test's longest name accepted,
+    and the test of the default reads its ``enabled``. Nobody switches it; the name-length
+    test's updates of it must be refused."""
+    high = length_range("createWatchlist", "name")[1]
+    return run_shared(
+        amws_run, "watchlists:longest", lambda: made_from(api, {"name": _name(factories, high)})
+    )
+
+
+@pytest.fixture
+def host(amws_run: Any, api: Any, factories: Any) -> str:
+    """The run's shared host (``_invites.shared_host``) for the module's invitations: they only
+    need someone to name as host, and whether an invitation is refused depends on the visitor,
+    never on the host."""
+    return str(shared_host(amws_run, api, factories)["uuid"])
 
 
 # -- fields ------------------------------------------------------------------------------
@@ -93,29 +108,27 @@ def test_name_is_required(api, spare) -> None:
 
 
 @pytest.mark.rule("WL-FIELD-LENGTH")
-def test_name_length_limits(api, factories) -> None:
+def test_name_length_limits(api, factories, amws_run, longest) -> None:
     low, high = length_range("createWatchlist", "name")
-    made = []
-    for length, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
+    # The shortest and the longest name accepted: the run's shared watchlists made from them.
+    shortest = run_spare(amws_run, api)
+    for made, length in ((shortest, low), (longest, high)):
+        assert (len(made.body["name"]), made.status) == (length, 201), made
+    for length in (low - 1, high + 1):
         # Short names cannot carry the run tag; a random one keeps parallel runs apart.
         name = _name(factories, length) if length > low else uuidlib.uuid4().hex[:length]
         response = api.post(WATCHLISTS, json={"name": name})
-        assert (response.status_code == 201) is accepted, (length, response.status_code)
-        if not accepted:
-            assert response.status_code == 422
-            assert "name" in response.json()["reason"]
-        else:
-            made.append(response.json()["uuid"])
-    uuid = made[-1]  # one just accepted takes the updates
-    for length in (low - 1, high + 1):
+        assert response.status_code == 422, (length, response.status_code)
+        assert "name" in response.json()["reason"]
+    for length in (low - 1, high + 1):  # the longest-named one takes the updates
         body = {"name": "y" * length}
-        assert api.put(f"{WATCHLISTS}/{uuid}", json=body).status_code == 422
+        assert api.put(f"{WATCHLISTS}/{longest.uuid}", json=body).status_code == 422
 
 
 @pytest.mark.rule("WL-ENABLED-DEFAULT")
-def test_new_watchlist_is_enabled(api, factories) -> None:
-    body = {"name": factories.name_for("createWatchlist", "wl")}
-    assert _read(api, _created(api.post(WATCHLISTS, json=body)))["enabled"] is True
+def test_new_watchlist_is_enabled(api, longest) -> None:
+    assert "enabled" not in longest.body and longest.status == 201
+    assert _read(api, str(longest.uuid))["enabled"] is True
 
 
 @pytest.mark.rule("WL-NAME-DUPLICATE")
@@ -158,9 +171,9 @@ def test_unknown_watchlist_answers_404(api, factories, ledger) -> None:
 
 # -- on and off --------------------------------------------------------------------------
 @pytest.mark.rule("WL-DISABLE-BY-PUT", "WL-ENABLE-BY-PUT")
-def test_put_switches_a_watchlist_off_and_on(api, factories) -> None:
-    body = factories.watchlist()
-    uuid = _created(api.post(WATCHLISTS, json=body))
+def test_put_switches_a_watchlist_off_and_on(api, spare) -> None:
+    uuid = spare  # enabled; switched off and on again, so it is left as it was
+    body = {"name": _read(api, uuid)["name"]}
     assert api.put(f"{WATCHLISTS}/{uuid}", json={**body, "enabled": False}).status_code == 200
     assert _read(api, uuid)["enabled"] is False
     assert api.put(f"{WATCHLISTS}/{uuid}", json={**body, "enabled": True}).status_code == 200
