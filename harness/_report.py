@@ -88,7 +88,7 @@ def _undecided(normative: dict[str, dict[str, Any]]) -> dict[str, int]:
         if verdict["blocked_by"]:
             reasons["blocked by " + ", ".join(verdict["blocked_by"])] += 1
         else:
-            reasons[(verdict["skip_reasons"] or [NOT_SELECTED])[0].split(":")[0]] += 1
+            reasons[(verdict["skip_reasons"] or [NOT_SELECTED])[0].split(": ")[0]] += 1
     return dict(reasons.most_common())
 
 

@@ -23,7 +23,6 @@ from harness._booking import Booking, setups_of
 from harness._checks import violated_rules
 from harness._client import TargetClient
 from harness._control import ControlPlane
-from harness._health import TargetUnreachable
 from harness._plan import PLANS, CostTable
 from harness._planning import Planning
 from harness._preflight import PREFLIGHT, PreflightError
@@ -349,7 +348,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     profile = _started(run, item.config)
     key = report_key(item.nodeid, item.location)
     if run.session is not None and run.session.health.down:
-        pytest.skip(f"{NOT_RUN_UNREACHABLE} since {run.session.health.since()}")
+        pytest.skip(
+            f"{NOT_RUN_UNREACHABLE}: the target stopped answering at {run.session.health.since()}"
+        )
     schedule = item.config.stash[SCHEDULE_KEY]
     if not schedule.fits(key, run, run.pending_cleanup()):
         pytest.skip(f"{TIME_LEFT_OUT}: the forecast says it would end after --max-minutes")
@@ -450,11 +451,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _unanswered(error: BaseException) -> bool:
-    if isinstance(error, TargetUnreachable):
+    # The run's clients raise TargetUnreachable; a control-plane or receiver client of a test,
+    # httpx's own transport errors.
+    if isinstance(error, httpx.TransportError):
         return True
     if isinstance(error, BaseExceptionGroup):
         return any(_unanswered(inner) for inner in error.exceptions)
-    return isinstance(error.__cause__, TargetUnreachable)
+    return isinstance(error.__cause__, httpx.TransportError)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
