@@ -169,6 +169,7 @@ def test_upload_is_multipart_with_a_file_part() -> None:
     body = resolve(spec.operation("uploadFile").raw["requestBody"])
     schema = resolve(body["content"]["multipart/form-data"]["schema"])
     assert "file" in schema["required"]
+    assert schema["properties"]["file"]["minLength"] == 1  # an empty file is refused (400)
     assert "200" in spec.operation("uploadFile").statuses
     assert "201" not in spec.operation("uploadFile").statuses
 
@@ -202,6 +203,39 @@ def test_exactly_seven_webhook_events() -> None:
     assert set(spec.openapi()["webhooks"]) == set(WEBHOOK_EVENTS)
 
 
+def test_every_webhook_has_an_operation_id() -> None:
+    ids = [hook["post"].get("operationId") for hook in spec.openapi()["webhooks"].values()]
+    assert all(ids) and len(set(ids)) == len(ids)
+    assert not set(ids) & {op.operation_id for op in spec.operations()}
+
+
+IDENTIFYING = (
+    "identityNumber",
+    "passportNr",
+    "firstName",
+    "lastName",
+    "mobileNumber",
+    "vehicleLicensePlate",
+    "vehicleVin",
+)
+
+
+@pytest.mark.parametrize("name", ["WatchlistEntryBody", "WatchlistMatchBody"])
+@pytest.mark.parametrize(
+    ("body", "ok"),
+    [
+        ({"firstName": "Ann"}, True),
+        ({"firstName": "", "vehicleVin": "WVW1"}, True),
+        ({"reason": "seen"}, False),
+        ({"firstName": "", "lastName": ""}, False),
+        ({f: "" for f in IDENTIFYING}, False),
+    ],
+)
+def test_an_identifying_field_must_hold_a_value(name: str, body: dict, ok: bool) -> None:
+    validator = spec.validator_at(f"components/schemas/{name}")
+    assert validator.is_valid(body) is ok
+
+
 def _schema(name: str) -> dict[str, Any]:
     return spec.openapi()["components"]["schemas"][name]
 
@@ -229,6 +263,16 @@ def test_phone_pattern(value: str, ok: bool) -> None:
         ("2026-03-01T09:00:30", True),
         ("2026-03-01", False),
         ("yesterday", False),
+        # Fields out of their calendar and clock ranges cannot be parsed (422): not valid input.
+        ("2026-00-01T09:00:30.000Z", False),
+        ("2026-13-01T09:00:30.000Z", False),
+        ("2026-03-00T09:00:30.000Z", False),
+        ("2026-03-32T09:00:30.000Z", False),
+        ("2026-03-01T24:00:30.000Z", False),
+        ("2026-03-01T09:60:30.000Z", False),
+        ("2026-03-01T09:00:60.000Z", False),
+        ("2026-03-01T09:00:30.000+24:00", False),
+        ("2026-12-31T23:59:59.999-23:59", True),
     ],
 )
 def test_timestamp_input_pattern(value: str, ok: bool) -> None:
