@@ -220,8 +220,15 @@ def acknowledgement(
         found.append(Violation(rule, f"{op.operation_id}: message {message!r:.40} is not text"))
     elif op.operation_id in _success_operations() and message != "success":
         found.append(Violation(rule, f"{op.operation_id}: message {message!r:.40}, not 'success'"))
-    if not spec.validator_at("components/schemas/Uuid").is_valid(uuid):
+    if not isinstance(uuid, str) or not spec.uuid_pattern().fullmatch(uuid):
         found.append(Violation(rule, f"{op.operation_id}: uuid {uuid!r:.60} is not a UUID"))
+    elif op.path_parameters and op.method in ("PUT", "DELETE"):
+        # An update or delete acknowledges the record it addressed: the path's last identifier.
+        addressed = spec.uuid_pattern().findall(response.request.url.path)
+        if addressed and uuid.lower() != addressed[-1].lower():
+            found.append(
+                Violation(rule, f"{op.operation_id}: uuid {uuid} is not the record addressed")
+            )
     sent = set(request_body) if isinstance(request_body, dict) else set()
     echoed = sorted((sent & set(body)) - set(_ACK))
     if echoed:

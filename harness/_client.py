@@ -9,7 +9,6 @@ registers created records in the ledger, and keeps a redacted transcript for the
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from harness._ledger import Ledger, delete_path_for, ends_record
 from harness._pacing import Pacer
 from harness._spend import FAILED_AUTH_COST, SETUP, Spend, answered_cost
 
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_UUID = spec.uuid_pattern()
 MAX_429_RETRIES = 4
 
 

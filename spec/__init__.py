@@ -16,6 +16,7 @@ from spec._load import (
     rate_limit,
     resolve,
     rules,
+    uuid_pattern,
 )
 from spec._routing import allowed_methods, match
 from spec._schemas import validator_at, validator_for
@@ -34,6 +35,7 @@ __all__ = [
     "rate_limit",
     "resolve",
     "rules",
+    "uuid_pattern",
     "validator_at",
     "validator_for",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -205,3 +206,11 @@ def key_header_length() -> tuple[int, int]:
     """Shortest and longest accepted Authorization value (the key scheme's ``x-value-length``)."""
     bounds = openapi()["components"]["securitySchemes"]["ApiKey"]["x-value-length"]
     return bounds["minimum"], bounds["maximum"]
+
+
+@functools.cache
+def uuid_pattern() -> re.Pattern[str]:
+    """The spec's UUID (``components/schemas/Uuid``), unanchored: ``fullmatch`` tests a value,
+    ``findall`` finds the identifiers in a path."""
+    anchored = openapi()["components"]["schemas"]["Uuid"]["pattern"]
+    return re.compile(anchored.removeprefix("^").removesuffix("$"))

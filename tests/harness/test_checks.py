@@ -78,3 +78,46 @@ def test_non_utc_timestamp_is_flagged() -> None:
         "effectiveDate": "2026-01-01T10:00:00.000+02:00",
     }
     assert "CONV-TIMESTAMP-UTC-MILLIS" in _rules(location, _response(200, body))
+
+
+# -- acknowledgements (CONV-WRITE-ACKNOWLEDGEMENT; CONV-ACK-CODE-IS-STATUS is assumed) ----------
+NEW = "0b7f3a52-6a2f-4d0e-9a51-0c3c7e5d2a11"
+
+
+def _ack(status: int, body: object, method: str = "POST", path: str = "") -> httpx.Response:
+    url = f"http://t/api/ws/v1/departments{path}"
+    return httpx.Response(
+        status,
+        content=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+        request=httpx.Request(method, url),
+    )
+
+
+def test_a_documented_acknowledgement_passes() -> None:
+    body = {"code": 201, "message": "success", "uuid": NEW}
+    assert check(CREATE, {"name": "Sales"}, _ack(201, body)) == []
+
+
+def test_another_code_and_a_field_of_its_own_break_only_the_assumed_rule() -> None:
+    body = {"code": 0, "message": "success", "uuid": NEW, "requestId": "r-1"}
+    assert _rules(CREATE, _ack(201, body), {"name": "Sales"}) == {"CONV-ACK-CODE-IS-STATUS"}
+
+
+def test_an_acknowledgement_carrying_the_record_is_flagged() -> None:
+    body = {"code": 201, "message": "success", "uuid": NEW, "name": "Sales"}
+    assert "CONV-WRITE-ACKNOWLEDGEMENT" in _rules(CREATE, _ack(201, body), {"name": "Sales"})
+
+
+def test_reference_data_acknowledges_with_success() -> None:
+    body = {"code": 201, "message": "created", "uuid": NEW}
+    assert "CONV-WRITE-ACKNOWLEDGEMENT" in _rules(CREATE, _ack(201, body), {"name": "Sales"})
+
+
+def test_an_update_acknowledges_the_record_it_addressed() -> None:
+    update = spec.operation("updateDepartment")
+    other = "11111111-2222-4333-8444-555555555555"
+    ok = {"code": 200, "message": "success", "uuid": NEW}
+    assert check(update, {"name": "S"}, _ack(200, ok, "PUT", f"/{NEW}")) == []
+    wrong = {**ok, "uuid": other}
+    assert "CONV-WRITE-ACKNOWLEDGEMENT" in _rules(update, _ack(200, wrong, "PUT", f"/{NEW}"))

@@ -37,9 +37,9 @@ def test_a_killed_target_ends_the_run_within_a_minute(tmp_path: Path) -> None:
     server, profile = _serve(tmp_path)
     report = tmp_path / "report"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    options = ["--target", str(profile), "--plan", "deep", "--conformance-report", str(report)]
     suite = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "suites/rules", "-p", "no:cacheprovider", "-q"]
-        + ["--target", str(profile), "--plan", "deep", "--conformance-report", str(report)],
+        [sys.executable, "-m", "pytest", "suites/rules", "-p", "no:cacheprovider", "-q", *options],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
