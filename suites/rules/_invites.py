@@ -146,23 +146,41 @@ class InviteCalls:
                 return found
 
 
+# The windows the run's shared invitations are sent with: (activation, expiry) as (hours,
+# seconds) after a whole minute a day ahead. The first is off the minute at both ends, the
+# second on it; test_invites' rounding test asserts what each is stored as.
+SHARED_WINDOWS = (((0, 30.5), (8, 10)), ((1, 0), (9, 0)), ((2, 0), (10, 0)))
+
+
 def run_invitations(run: Run, inv: InviteCalls) -> list[dict[str, Any]]:
     """Three invitations made once per run, each for a visitor of its own (a run-tagged
-    identity number) and sent with the request names doc1 shows: per invitation the body
-    ``sent``, the ``status`` and the ``created`` answer (each user asserts the 201 itself).
+    identity number), sent with the request names doc1 shows and the windows of
+    :data:`SHARED_WINDOWS` from ``minute``: per invitation the body ``sent``, the ``status``,
+    the ``created`` answer (each user asserts the 201 itself) and that ``minute``.
 
-    Tests of several modules only read them: the create answer and the read, the list walk and
-    the visitor filter (test_invites), and the watchlist visitors (test_watchlist_match, whose
-    entries name the first two visitors' identity numbers, so the watchlists catch those
-    visitors: nothing else here creates, updates or checks in an invitation for them). No test
-    updates, moves or cancels one of them."""
+    Tests of several modules only read them: the create answer and the read, the rounding of
+    the stored windows, the list walk and the visitor filter (test_invites), and the
+    watchlist visitors (test_watchlist_match, whose entries name the first two visitors'
+    identity numbers, so the watchlists catch those visitors: nothing else creates, updates or
+    checks in an invitation for them). No test updates, moves or cancels one of them."""
 
     def make() -> list[dict[str, Any]]:
+        minute = (inv.now() + timedelta(days=1)).replace(second=0, microsecond=0)
         made = []
-        for _ in range(3):
-            sent = inv.documented(identityNumber=inv.factories.tag("id"))
+        for window in SHARED_WINDOWS:
+            start, end = (minute + timedelta(hours=h, seconds=s) for h, s in window)
+            sent = inv.documented(
+                identityNumber=inv.factories.tag("id"), activation=iso(start), expiry=iso(end)
+            )
             response = inv.post(sent)
-            made.append({"sent": sent, "status": response.status_code, "created": response.json()})
+            made.append(
+                {
+                    "sent": sent,
+                    "status": response.status_code,
+                    "created": response.json(),
+                    "minute": minute,
+                }
+            )
         return made
 
     return run_shared(run, "visits:invitations", make)

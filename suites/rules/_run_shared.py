@@ -28,14 +28,16 @@ def run_shared(run: Run, name: str, make: Callable[[], T]) -> T:
     return run.shared(f"{name}[{','.join(faults)}]" if faults else name, make)
 
 
-def shared_pictured(run: Run, api: Any, factories: Any) -> dict[str, str]:
-    """A person with a photo (``person``, and the ``photo``'s photoId), made once per run, for
-    tests that only download the photo (as any key, or as another system's key, which must be
-    refused): a download changes nothing on it. One test also gives the person credentials
-    of its own, deleted when it ends (the rate-limit drain); nobody reads the person's
-    credentials or changes the person."""
+def shared_pictured(run: Run, api: Any, factories: Any) -> dict[str, Any]:
+    """A person with a photo (``person``, the ``body`` that made it, and the ``photo``'s
+    photoId), made once per run, for tests that only read, search for or download it (as any
+    key, or as another system's key, which must be refused): a read changes nothing.
+    Credentials may be added to the person (the rate-limit drain adds some and deletes them
+    when it ends, the permission matrix's credential create adds one), but nobody asserts
+    what the person's whole list of credentials holds, and nobody changes or deletes the
+    person or its photo."""
 
-    def make() -> dict[str, str]:
+    def make() -> dict[str, Any]:
         image = jpeg_bytes(factories.random.randrange(1 << 30), (48, 48))
         staged = api.post(f"{API}/files/upload", files={"file": ("p.jpg", image, "image/jpeg")})
         assert staged.status_code == 200, f"uploading a photo: {staged.text}"
@@ -45,11 +47,11 @@ def shared_pictured(run: Run, api: Any, factories: Any) -> dict[str, str]:
         uuid = str(person.json()["uuid"])
         photo = api.get(f"{API}/persons/{uuid}").json().get("photoId")
         assert photo, "the person read shows no photoId after claiming an upload"
-        return {"person": uuid, "photo": str(photo)}
+        return {"person": uuid, "body": body, "photo": str(photo)}
 
     return run_shared(run, "media:pictured", make)
 
 
 def shared_photo(run: Run, api: Any, factories: Any) -> str:
     """The photoId of the run's shared person with a photo (see :func:`shared_pictured`)."""
-    return shared_pictured(run, api, factories)["photo"]
+    return str(shared_pictured(run, api, factories)["photo"])

@@ -16,6 +16,7 @@ import pytest
 
 import spec
 from harness._crypto import decrypt_text, encrypt_text
+from suites.rules._run_shared import shared_pictured
 from suites.rules._watchlists import dropped_at_the_end, run_disabled_watchlist
 
 API = "/api/ws/v1"
@@ -125,13 +126,13 @@ def test_listed_fields_are_encrypted_both_ways_and_others_are_plain(
 
 
 @pytest.mark.rule("AUTH-PAYLOAD-ENCRYPTION")
-def test_listed_fields_in_lists_are_encrypted(api, client, factories, settings) -> None:
+def test_listed_fields_in_lists_are_encrypted(api, client, factories, settings, amws_run) -> None:
     """Listed fields are encrypted wherever they occur, also inside a search's entries."""
     listed = _listed(settings) & {"firstName", "lastName", "email", "mobile"}
     if not listed:
         pytest.skip("not configured: the key encrypts no field of a person search row")
-    person = factories.person()
-    assert api.post(f"{API}/persons", json=person).status_code == 201
+    # The run's shared person (a search only reads it), its last name run-tagged.
+    person = shared_pictured(amws_run, api, factories)["body"]
     caller = client("encrypted")
     query = _wire({"lastName": person["lastName"]}, _listed(settings), settings)
     found = caller.post(f"{API}/persons/search", json=query, raw=True, checks=False)

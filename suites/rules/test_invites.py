@@ -242,11 +242,12 @@ def test_time_filters_split_past_current_and_future(inv) -> None:
 
 # -- rounding -----------------------------------------------------------------------------
 class Window:
-    """Instants from a whole minute a day ahead, and the window an invitation has stored."""
+    """Instants from a whole minute a day ahead (``minute``, else one from now), and the window
+    an invitation has stored."""
 
-    def __init__(self, inv: InviteCalls):
+    def __init__(self, inv: InviteCalls, minute: datetime | None = None):
         self.inv = inv
-        self.minute = (inv.now() + timedelta(days=1)).replace(second=0, microsecond=0)
+        self.minute = minute or (inv.now() + timedelta(days=1)).replace(second=0, microsecond=0)
 
     def at(self, hours: float, seconds: float = 0) -> datetime:
         return self.minute + timedelta(hours=hours, seconds=seconds)
@@ -258,14 +259,21 @@ class Window:
 
 
 @pytest.mark.rule("INV-ACTIVATION-ROUND-DOWN", "INV-EXPIRY-ROUND-UP")
-def test_activation_truncated_and_expiry_moved_to_second_59(inv) -> None:
-    window = Window(inv)
+def test_activation_truncated_and_expiry_moved_to_second_59(inv, invitations) -> None:
+    # Two of the run's shared invitations, documented creates with windows from a whole minute
+    # a day ahead (_invites.SHARED_WINDOWS): what they were sent with, what they are stored as.
+    first, second = invitations[:2]
+    window = Window(inv, first["minute"])
     at = window.at
-    sent = inv.documented(activation=iso(at(0, 30.5)), expiry=iso(at(8, 10)))
-    assert window.stored(inv.create(sent)["registrationId"]) == (at(0), at(8, 59))
+
+    def stored(made: dict[str, Any], sent: tuple[datetime, datetime]) -> tuple[datetime, ...]:
+        assert made["status"] == 201, made["created"]
+        assert (made["sent"]["activation"], made["sent"]["expiry"]) == tuple(map(iso, sent))
+        return window.stored(made["created"]["registrationId"])
+
+    assert stored(first, (at(0, 30.5), at(8, 10))) == (at(0), at(8, 59))
     # Values already on the minute: activation is kept, expiry still moves to :59.
-    sent = inv.documented(activation=iso(at(1)), expiry=iso(at(9)))
-    assert window.stored(inv.create(sent)["registrationId"]) == (at(1), at(9, 59))
+    assert stored(second, (at(1), at(9))) == (at(1), at(9, 59))
 
 
 @pytest.mark.rule("INV-ACTIVATION-ROUND-DOWN", "INV-EXPIRY-ROUND-UP")

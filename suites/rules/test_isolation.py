@@ -200,6 +200,9 @@ class Records:
         uuid = self[kind]
         if kind in _NAMED:
             return [f"/{_NAMED[kind][0]}/{uuid}"]
+        if kind == "watchlist_entry":
+            # Apart, so that no other kind's read makes (or books) the watchlist.
+            return [f"/watchlists/{self['watchlist']}/entries/{uuid}"]
         return {
             "location": [f"/locations/{uuid}"],
             "role": [f"/roles/{uuid}"],
@@ -207,7 +210,6 @@ class Records:
             "user": [f"/users/{uuid}", f"/users/{uuid}/registrations"],
             "credential": [f"/credentials/{uuid}"],
             "watchlist": [f"/watchlists/{uuid}", f"/watchlists/{uuid}/entries"],
-            "watchlist_entry": [f"/watchlists/{self['watchlist']}/entries/{uuid}"],
             "invite": [f"/invites/{uuid}"],
             "photo": [f"/photos/photo/{uuid}"],
             "staged_file": [],  # no read; checked by deleting it with the full key

@@ -20,6 +20,7 @@ one). The ``full`` case checks the same probes move, which proves they can see a
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -27,7 +28,7 @@ import pytest
 import spec
 from fixtures import jpeg_bytes
 from harness import ControlPlane
-from suites.rules._run_shared import shared_photo
+from suites.rules._run_shared import shared_pictured
 
 API = "/api/ws/v1"
 RELAY_CONTROL = "Access Control Point Relay Control"
@@ -35,7 +36,13 @@ KEY_WAYS = ("full", "readonly", "none", "disabled")
 HEADER_WAYS = {"unknown": "AUTH-INVALID-KEY-401", "missing": "AUTH-HEADER-REQUIRED"}
 HEADER_WAYS |= {"short": "AUTH-HEADER-LENGTH", "long": "AUTH-HEADER-LENGTH"}
 WAYS = (*KEY_WAYS, *HEADER_WAYS)
-PHOTO_READS = ("downloadPhoto", "downloadThumbnail")
+# Reads that address the run's shared person with a photo: (path parameter, which handle).
+PICTURED_READS = {
+    "downloadPhoto": ("uuid", "photo"),
+    "downloadThumbnail": ("uuid", "photo"),
+    "getPerson": ("uuid", "person"),
+    "listCredentialsByPerson": ("personUuid", "person"),
+}
 
 
 def _is_read(permission: str | None) -> bool:
@@ -127,10 +134,14 @@ CREATES = {
 
 
 class World:
-    """Makes the run's own records for one case, remembering what a later probe needs."""
+    """Makes the run's own records for one case, remembering what a later probe needs.
+    ``person`` gives the person a credential create addresses (by default a new one)."""
 
-    def __init__(self, api: Any, factories: Any, profile: Any) -> None:
+    def __init__(
+        self, api: Any, factories: Any, profile: Any, person: Callable[[], str] | None = None
+    ) -> None:
         self.api, self.f, self.profile = api, factories, profile
+        self.person = person or (lambda: self.make("createPerson", {}))
         self.hosts: dict[str, str] = {}  # invitation -> its host user
         self.bodies: dict[str, dict[str, Any]] = {}  # record -> the body that made it
 
@@ -147,7 +158,7 @@ class World:
         if resource in simple and op_id != resource:
             return simple[resource](), None
         if op_id == "createCredential":
-            return f.credential(personUuid=self.make("createPerson", {})), None
+            return f.credential(personUuid=self.person()), None
         if op_id == "updateCredential":
             return {"comments": f.tag("comment")}, None
         if op_id == "createInvite":
@@ -270,18 +281,26 @@ def test_permission_matrix(
     kind, expected = _kind(op), _expected(op, way)
     caller, headers = _caller(client, way)
 
+    def pictured() -> dict[str, Any]:
+        return shared_pictured(amws_run, api, factories)
+
     def make() -> tuple[World, dict[str, str], Any, Any]:
-        world = World(api, factories, profile)
+        # The credential create under test (allowed or refused) adds at most a credential of
+        # its own to the shared person with a photo, whose credentials nobody reads as a whole
+        # (records made for other cases keep persons of their own).
+        holder = (lambda: pictured()["person"]) if op_id == "createCredential" else None
+        world = World(api, factories, profile, person=holder)
         params = world.params(op_id)
         return world, params, *world.body(op_id, params)
 
     # Reads and triggers change nothing: one set-up serves every way of calling them, and the
     # run books it apart, so a plan keeping any one case pays for it once. The photo downloads
-    # address the photo other suites only download too (one person for both operations).
+    # and the reads of a person address the person with a photo other suites only read too.
     shared = kind in ("read", "trigger")
-    if op_id in PHOTO_READS:
+    if op_id in PICTURED_READS:
         world, json, files = World(api, factories, profile), None, None
-        params = {"uuid": shared_photo(amws_run, api, factories)}
+        param, field = PICTURED_READS[op_id]
+        params = {param: pictured()[field]}
     elif shared:
         world, params, json, files = amws_run.shared(f"matrix:{op_id}", make)
     else:
