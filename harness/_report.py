@@ -101,6 +101,7 @@ class Collector:
         self.summary_line = ""
         self.workers: list[dict[str, Any]] = []  # worker_output() of each xdist worker
         self.plan: dict[str, Any] | None = None  # the run plan, as Schedule.describe() says
+        self.stopped: str | None = None  # why the run ended before its first test
 
     def absorb(self, output: dict[str, Any]) -> None:
         """Add one xdist worker's :func:`worker_output` (the controller has no run of its own)."""
@@ -315,6 +316,8 @@ class Collector:
         merged = self._merged(run)
         if merged["unreachable_since"]:
             verdict += f" — target unreachable since {merged['unreachable_since']}"
+        if self.stopped:
+            verdict = f"incomplete — stopped before any test: {self.stopped}"
         not_certifiable = sorted(
             k for k, v in verdicts.items() if v["level"] == "normative" and not v["certifies"]
         )
@@ -377,6 +380,10 @@ class Collector:
             return
         document = self.document(run, session)
         s = document["normative_summary"]
+        if self.stopped:
+            self.summary_line = f"AMWS conformance: {document['verdict']}"
+            self._write_files(document)
+            return
         self.summary_line = (
             f"AMWS conformance: {document['verdict']} — normative rules passed {s['passed']}, "
             f"failed {s['failed']}, blocked {s['blocked']}, skipped {s['skipped']}, "
@@ -387,6 +394,9 @@ class Collector:
                 else ""
             )
         )
+        self._write_files(document)
+
+    def _write_files(self, document: dict[str, Any]) -> None:
         if self.directory is None:
             return
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 import pytest
@@ -408,16 +408,19 @@ def _started(run: Run, config: pytest.Config) -> Profile:
                 run.latency = statistics.median(answers)
         _say(config, config.stash[SCHEDULE_KEY].line(profile, run.latency))
     except ProfileError as error:
-        pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
+        _stop(config, str(error))
     except PreflightError as error:
-        pytest.exit(f"preflight: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+        _stop(config, f"preflight: {error}")
     except httpx.HTTPError as error:
         where = run.profile.base_url if run.profile else "?"
-        pytest.exit(
-            f"preflight: profile field base_url: no answer from {where} ({error})",
-            returncode=pytest.ExitCode.USAGE_ERROR,
-        )
+        _stop(config, f"preflight: profile field base_url: no answer from {where} ({error})")
     return profile
+
+
+def _stop(config: pytest.Config, reason: str) -> NoReturn:
+    """End the run before any test, for a reason the profile's owner must fix."""
+    config.stash[COLLECTOR_KEY].stopped = reason
+    pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 @pytest.hookimpl(wrapper=True)

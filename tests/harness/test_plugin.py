@@ -70,11 +70,17 @@ def test_bad_profile_stops_the_run_with_one_line(
 
 
 def test_preflight_stops_a_key_that_lies(pytester: pytest.Pytester, server: LiveServer) -> None:
-    pytester.makepyfile("def test_never(api):\n    raise AssertionError('must not run')\n")
+    pytester.makepyfile(
+        "import pytest\n\n@pytest.mark.rule('DEPT-LIST-SHAPE')\n"
+        "def test_never(api):\n    raise AssertionError('must not run')\n"
+    )
     profile = _profile(pytester, server, keys__readonly=server.profile["keys"]["full"])
     result = pytester.runpytest("--target", str(profile))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "keys.readonly" in result.stdout.str() + result.stderr.str()
+    said = result.stdout.str() + result.stderr.str()
+    assert "profile field keys.readonly" in said
+    # Nothing ran, so nothing is judged: no verdict of conformance either way.
+    assert "not conformant" not in said and "stopped before any test" in said
 
 
 def test_missing_key_is_skipped_as_not_configured(
