@@ -61,9 +61,10 @@ def run_disabled_watchlist(run: Run, api: Any, factories: Any, kept: list[Any]) 
 def dropped_at_the_end(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
     """What a session-scoped fixture of a module using ``run_watchlists`` (or
     ``run_disabled_watchlist``) yields from: the watchlists made for the run, dropped at the
-    end of the session. Each module's fixture
-    yields the same record of them; the first to end drops them all (not asserted: what a
-    delete answers is test_watchlists' concern)."""
+    end of the session, which takes their entries along (one delete per watchlist, not one
+    per entry). Each module's fixture yields the same record of them (the session's); the
+    first to end drops them all (not asserted: what a delete answers is test_watchlists'
+    concern)."""
     kept = request.session.stash.setdefault(_KEPT, [])
     yield kept
     while kept:

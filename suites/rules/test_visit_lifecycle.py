@@ -272,7 +272,9 @@ def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[li
 
 
 @pytest.fixture
-def lists(amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]) -> Any:
+def lists(
+    amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]
+) -> dict[str, Any]:
     first, second = run_watchlists(amws_run, api, factories, run_watchlists_kept)
     off = run_disabled_watchlist(amws_run, api, factories, run_watchlists_kept)
     return {"on": [second, first], "off": off}

@@ -244,7 +244,12 @@ def test_match_writes_nothing(api, factories, shared, control) -> None:
 # -- visitors ----------------------------------------------------------------------------
 @pytest.fixture
 def caught(
-    amws_run: Any, api: Any, factories: Any, host: str, shared: Any, control_or_none: Any
+    amws_run: Any,
+    api: Any,
+    factories: Any,
+    host: str,
+    shared: tuple[str, str],
+    control_or_none: Any,
 ) -> dict[str, Any]:
     """Two visitors caught by one entry each of the first shared watchlist, and one visitor no
     entry catches, made once per run: the visitors of the run's three shared invitations
