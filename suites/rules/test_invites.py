@@ -86,6 +86,8 @@ def invitations(amws_run: Any, inv: InviteCalls) -> list[dict[str, Any]]:
 # visitor its test meant; a refused visitor is never on record.
 @pytest.fixture(scope="session")
 def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
+    """The run's shared watchlists, dropped when the session ends (every module using them
+    has this fixture; the first to end drops them, see ``_watchlists.dropped_at_the_end``)."""
     yield from dropped_at_the_end(request, api)
 
 

@@ -268,6 +268,8 @@ def test_cancelled_access_code_is_refused_at_the_reader(visits, api, profile) ->
 # so an entry refuses only the visitor its test meant.
 @pytest.fixture(scope="session")
 def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
+    """The run's shared watchlists, dropped when the session ends (every module using them
+    has this fixture; the first to end drops them, see ``_watchlists.dropped_at_the_end``)."""
     yield from dropped_at_the_end(request, api)
 
 

@@ -89,6 +89,8 @@ def _page(api: Any, watchlist: str, **params: Any) -> dict[str, Any]:
 # watchlist of their own, or compare its contents with a read of their own just before.
 @pytest.fixture(scope="session")
 def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
+    """The run's shared watchlists, dropped when the session ends (every module using them
+    has this fixture; the first to end drops them, see ``_watchlists.dropped_at_the_end``)."""
     yield from dropped_at_the_end(request, api)
 
 

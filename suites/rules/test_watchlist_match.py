@@ -73,6 +73,8 @@ def _mine(answer: dict[str, Any], entries: set[str]) -> list[dict[str, Any]]:
 # watchlist catches).
 @pytest.fixture(scope="session")
 def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
+    """The run's shared watchlists, dropped when the session ends (every module using them
+    has this fixture; the first to end drops them, see ``_watchlists.dropped_at_the_end``)."""
     yield from dropped_at_the_end(request, api)
 
 
