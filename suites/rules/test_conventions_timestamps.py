@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fixtures import Factories
-from suites.rules._conventions import V1, person_of
+from suites.rules._conventions import V1, Shared, person_of
 
 UTC_MILLIS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(Z|\+00:?00)$")
 
@@ -33,7 +33,10 @@ def _stored(api: Any, f: Factories, kind: str, value: str, uuid: str | None = No
     """Write ``value`` into the resource's timestamp field (a create, or an update of ``uuid``)
     and answer (response, stored value)."""
     collection, field, body_of = STAMPED[kind]
-    body = {k: v for k, v in body_of(f, api).items() if v is not None}
+    if uuid and kind == "location":  # a partial update: the location may be a shared one
+        body = {}
+    else:
+        body = {k: v for k, v in body_of(f, api).items() if v is not None}
     if uuid:
         answer = api.put(f"{V1}{collection}/{uuid}", json={**body, field: value})
     else:
@@ -44,17 +47,24 @@ def _stored(api: Any, f: Factories, kind: str, value: str, uuid: str | None = No
     return answer, api.get(f"{V1}{collection}/{uuid}").json()[field]
 
 
+def _record(amws_run: Any, api: Any, f: Factories, kind: str) -> str:
+    """A record of the kind whose timestamp the test then updates. For a location it is the
+    group's scratch location (``Shared.scratch``: effectiveDate belongs to these tests, which
+    write it before reading it); for the others one made here, whose first value is not read."""
+    if kind == "location":
+        return Shared(amws_run, api, f).scratch()
+    collection, field, body_of = STAMPED[kind]
+    body = {k: v for k, v in body_of(f, api).items() if v is not None}
+    created = api.post(V1 + collection, json={**body, field: LOCAL + "Z"})
+    assert created.status_code == 201, created.text
+    return str(created.json()["uuid"])
+
+
 @pytest.mark.rule("CONV-TIMESTAMP-OFFSET-CONVERTED")
 @pytest.mark.parametrize("update", [False, True], ids=["create", "update"])
 @pytest.mark.parametrize("kind", list(STAMPED))
-def test_offset_is_converted_to_utc(api, factories, kind: str, update: bool) -> None:
-    uuid = None
-    if update:  # a record to update; what it stored first is not read (the updates are)
-        collection, field, body_of = STAMPED[kind]
-        body = {k: v for k, v in body_of(factories, api).items() if v is not None}
-        created = api.post(V1 + collection, json={**body, field: LOCAL + "Z"})
-        assert created.status_code == 201, created.text
-        uuid = created.json()["uuid"]
+def test_offset_is_converted_to_utc(amws_run, api, factories, kind: str, update: bool) -> None:
+    uuid = _record(amws_run, api, factories, kind) if update else None
     for offset, utc in (
         ("+02:00", "08:00"),
         ("+0200", "08:00"),
@@ -76,13 +86,16 @@ def test_timestamp_without_offset_is_utc(api, factories, kind: str) -> None:
 
 @pytest.mark.rule("CONV-TIMESTAMP-UTC-MILLIS")
 @pytest.mark.parametrize("kind", list(STAMPED))
-def test_timestamps_come_back_utc_with_milliseconds(api, factories, kind: str) -> None:
+def test_timestamps_come_back_utc_with_milliseconds(amws_run, api, factories, kind: str) -> None:
+    # The rule is about the answers: each value is written (a create each, or for a location
+    # an update of the shared scratch location, see ``_record``) and read back.
+    uuid = _record(amws_run, api, factories, kind) if kind == "location" else None
     for sent, expected in (
         ("2030-01-01T10:00:00Z", "2030-01-01T10:00:00.000"),
         ("2030-01-01T10:00:00.123456+01:00", "2030-01-01T09:00:00.123"),
         ("2030-01-01T10:00:00.5-01:00", "2030-01-01T11:00:00.500"),
     ):
-        _, stored = _stored(api, factories, kind, sent)
+        _, stored = _stored(api, factories, kind, sent, uuid)
         assert stored is not None and UTC_MILLIS.match(stored), f"{sent} came back as {stored}"
         assert stored[:23] == expected, f"{sent} came back as {stored}"
 

@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 
 from suites.rules._conventions import (
+    NAMED,
     RESOURCES,
     USER_REFS,
     UUID,
     V1,
+    Shared,
     create,
     kind_of,
     read,
@@ -68,8 +70,23 @@ def test_acknowledgement_code_repeats_the_status(api, factories, ledger) -> None
 
 @pytest.mark.rule("CONV-UPDATE-BODY-UUID-IGNORED")
 @pytest.mark.parametrize("suffix", _suffixes("CONV-UPDATE-BODY-UUID-IGNORED", "update"))
-def test_update_ignores_uuid_in_body(api, factories, suffix: str) -> None:
-    if suffix == "WatchlistEntry":
+def test_update_ignores_uuid_in_body(amws_run, api, factories, suffix: str) -> None:
+    shared = Shared(amws_run, api, factories)
+    if suffix in NAMED:
+        # The record named in the body is the group's shared one with the longest name
+        # (``Shared.named``): on a conforming target this update leaves it as it was.
+        collection = V1 + NAMED[suffix]
+        first = create(api, factories, kind_of(suffix))[0]
+        second = shared.named(suffix, "longest")["uuid"]
+        change = RESOURCES[kind_of(suffix)][2](factories, api)
+    elif suffix == "Location":
+        # Both are the group's shared locations: the update goes to the scratch location, whose
+        # every field its owners write before reading (``Shared.scratch``), and names the
+        # two-field location, which a conforming target leaves as it was (``Shared.location``).
+        collection = V1 + RESOURCES["location"][0]
+        first, second = shared.scratch(), shared.location()["uuid"]
+        change = RESOURCES["location"][2](factories, api)
+    elif suffix == "WatchlistEntry":
         watchlist, _ = create(api, factories, "watchlist")
         collection = f"{V1}/watchlists/{watchlist}/entries"
         first, second = (

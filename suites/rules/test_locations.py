@@ -12,6 +12,7 @@ import pytest
 
 import spec
 from fixtures._limits import enum_values, field_schema, length_range, required
+from suites.rules._conventions import Shared, refusals
 
 PATH = "/api/ws/v1/locations"
 
@@ -75,40 +76,47 @@ def _none_stored(api, names: list[str], what: str) -> None:
         assert name not in listed, f"{what} was stored ({name})"
 
 
-@pytest.fixture(scope="module")
-def plain(api, factories) -> dict:
-    """A location made of a name and a type alone, never changed afterwards.
+@pytest.fixture
+def plain(amws_run, api, factories) -> dict:
+    """A location made of a name and a type alone, never changed afterwards, made once per run
+    (``Shared.location``; the population of test_conventions.py refers to it too).
 
     Shared: the tests given it only read it, list it, or send it a rename that must be
     refused; the test of a two-field create asserts on this very create."""
-    name = factories.name_for("createLocation", "loc")
-    kind = enum_values("createLocation", "type")[0]
-    created = api.post(PATH, json={"name": name, "type": kind})
-    assert created.status_code == 201, created.text
-    return {"uuid": created.json()["uuid"], "name": name, "type": kind, "status": 201}
+    return Shared(amws_run, api, factories).location()
 
 
-@pytest.fixture(scope="module")
-def scratch(api, factories) -> str:
-    """A location whose fields the validation tests write and read back.
+@pytest.fixture
+def scratch(amws_run, api, factories) -> str:
+    """A location whose fields the validation tests write and read back, made once per run
+    (``Shared.scratch``, which says which test owns which field).
 
-    Shared: each field belongs to one test only (type: the enum test; latitude and longitude:
-    the range test; keyContactNumber: the phone test; each text field: its length test). A
-    PUT changes only the fields it is given, and every test writes its field before reading
-    it, so no test sees what another did, in any order."""
-    return _create(api, factories)[0]
+    Shared: a PUT changes only the fields it is given, and every test writes its fields
+    before reading them (the partial-update and duplicate-name tests read what they compare
+    against first), so no test sees what another did, in any order."""
+    return Shared(amws_run, api, factories).scratch()
 
 
 # -- required fields and the type enum -----------------------------------------------------
 @pytest.mark.rule("LOC-FIELD-REQUIRED")
 def test_name_and_type_are_required_on_create(api, factories) -> None:
     assert set(required("createLocation")) == {"name", "type"}
+    before = {item["uuid"] for item in api.get(PATH).json()}
+    marker = factories.tag("required")  # in every refused body: finds what one stored
+    # One body without either; a 422 reason names every offending field (ERR-422-REASON-
+    # FORMAT), so a field it leaves unnamed is tried missing on its own.
+    body = factories.location(comments=marker)
+    del body["name"], body["type"]
+    answer = api.post(PATH, json=body)
+    assert answer.status_code == 422, answer.status_code
     for missing in ("name", "type"):
-        body = factories.location()
-        del body[missing]
-        _refused(api.post(PATH, json=body), missing)
-        if missing == "type":
-            assert body["name"] not in _names(api), "a location without type was stored"
+        if f"@{missing}" not in answer.json()["reason"]:
+            alone = factories.location(comments=marker)
+            del alone[missing]
+            _refused(api.post(PATH, json=alone), missing)
+    # No refused create stored a location: none of those listed since carries the marker.
+    for uuid in {item["uuid"] for item in api.get(PATH).json()} - before:
+        assert _read(api, uuid).get("comments") != marker, "a refused create was stored"
 
 
 @pytest.mark.rule("LOC-FIELD-REQUIRED")
@@ -194,12 +202,18 @@ def test_coordinates_lie_strictly_inside_their_range(api, factories, scratch: st
         assert stored[field] == pytest.approx(inside), field
     assert api.put(f"{PATH}/{uuid}", json=bottom).status_code == 200
     names = []
-    for field, bound in bounds.items():
-        for outside in (bound, -bound, bound + 0.5, -bound - 0.5):
-            body = factories.location(**{field: outside})
-            _refused(api.post(PATH, json=body), field)
-            names.append(body["name"])
-            _refused(api.put(f"{PATH}/{uuid}", json={field: outside}), field)
+    # The k-th value outside each range shares a create and an update with the other
+    # coordinate's k-th: each of the eight values is still refused on create and on update.
+    # (``refusals``: one request for both where the 422 reason names both, as it must.)
+    for k in range(4):
+        outside = {f: (b, -b, b + 0.5, -b - 0.5)[k] for f, b in bounds.items()}
+        for method, url, base in (
+            ("POST", PATH, factories.location),
+            ("PUT", f"{PATH}/{uuid}", dict),
+        ):
+            for field, (body, answer) in refusals(api, method, url, outside, base).items():
+                _refused(answer, field)
+                names += [body["name"]] if method == "POST" else []
     _none_stored(api, names, "a location with a coordinate out of range")
     # One read: the bottom values were stored, and no refused value replaced them.
     stored = _read(api, uuid)
@@ -255,9 +269,11 @@ def test_writes_answer_an_acknowledgement(api, factories) -> None:
 
 
 @pytest.mark.rule("LOC-NAME-UNIQUE")
-def test_duplicate_names_conflict(api, factories, plain: dict) -> None:
+def test_duplicate_names_conflict(api, factories, plain: dict, scratch: str) -> None:
     first, first_name = plain["uuid"], plain["name"]
-    second, second_body = _create(api, factories)
+    # The rename is sent to the scratch location (its name as it is now: a length test may
+    # have renamed it); on a conforming target it keeps that name.
+    second, second_name = scratch, _read(api, scratch)["name"]
     duplicate = factories.location(name=first_name)
     assert api.post(PATH, json=duplicate).status_code == 409
     assert api.put(f"{PATH}/{second}", json={"name": first_name}).status_code == 409
@@ -266,28 +282,24 @@ def test_duplicate_names_conflict(api, factories, plain: dict) -> None:
     items = api.get(PATH).json()
     assert [i["name"] for i in items].count(first_name) == 1, "the duplicate was stored"
     assert {"uuid": first, "name": first_name} in items
-    assert {"uuid": second, "name": second_body["name"]} in items, "the rename was stored"
+    assert {"uuid": second, "name": second_name} in items, "the rename was stored"
 
 
 @pytest.mark.rule("LOC-UPDATE-PARTIAL")
-def test_put_changes_only_the_fields_it_is_given(api, factories) -> None:
-    uuid, _ = _create(
-        api,
-        factories,
-        complex=_text(factories, 12),
-        suburb=_text(factories, 12),
-        comments="kept by a partial update",
-        expiresDate=factories.instant(days=90),
-    )
+def test_put_changes_only_the_fields_it_is_given(api, factories, scratch: str) -> None:
+    uuid = scratch  # created with complex, suburb, comments and expiresDate beside the rest
     before = _read(api, uuid)
+    kept = ("complex", "suburb", "comments", "expiresDate", "name", "type")
+    assert all(before[field] is not None for field in kept), before
     city = _text(factories, 15)
     assert api.put(f"{PATH}/{uuid}", json={"city": city}).status_code == 200
     after = _read(api, uuid)
     assert after == {**before, "city": city}, "fields left out of the PUT changed"
 
     # Neither name nor type need be sent.
-    assert api.put(f"{PATH}/{uuid}", json={"comments": "second note"}).status_code == 200
-    assert _read(api, uuid) == {**after, "comments": "second note"}
+    note = factories.tag("note")
+    assert api.put(f"{PATH}/{uuid}", json={"comments": note}).status_code == 200
+    assert _read(api, uuid) == {**after, "comments": note}
 
 
 # -- reads -----------------------------------------------------------------------------------
@@ -351,13 +363,13 @@ def test_unknown_uuid_answers_404(api, factories, ledger) -> None:
 
 
 @pytest.mark.rule("LOC-DELETE-HARD")
-def test_delete_is_hard_and_unlinks_people(api, factories) -> None:
-    uuid, body = _create(api, factories)
-    people = []
-    for holder, make in (("persons", factories.person), ("users", factories.user)):
-        created = api.post(f"/api/ws/v1/{holder}", json=make(location=uuid))
-        assert created.status_code == 201, created.text
-        people.append(f"/api/ws/v1/{holder}/{created.json()['uuid']}")
+def test_delete_is_hard_and_unlinks_people(amws_run, api, factories) -> None:
+    # The location and the person and user referring to it are shared with the delete tests
+    # of test_reference_data.py (``Shared.holders``): this test deletes only the location and
+    # reads only the location field of the two.
+    holders = Shared(amws_run, api, factories).holders()
+    uuid, name = holders["refs"]["location"], holders["names"]["location"]
+    people = list(holders["paths"].values())  # their links checked on creation
 
     deleted = api.delete(f"{PATH}/{uuid}")
     assert deleted.status_code == 200
@@ -365,7 +377,7 @@ def test_delete_is_hard_and_unlinks_people(api, factories) -> None:
     assert api.get(f"{PATH}/{uuid}").status_code == 404
     listed = api.get(PATH).json()
     assert uuid not in {item["uuid"] for item in listed}
-    assert body["name"] not in {item["name"] for item in listed}
+    assert name not in {item["name"] for item in listed}
     for person in people:
         read = api.get(person)
         assert read.status_code == 200

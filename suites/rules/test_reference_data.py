@@ -6,12 +6,12 @@ resource (DEPT-, ORG-, COSTC-, VREASON-, GRP-). Limits come from the spec, never
 
 from __future__ import annotations
 
-import string
 from typing import Any
 
 import pytest
 
 from fixtures._limits import length_range
+from suites.rules._conventions import Shared, sized
 
 # (single, plural path, rule prefix)
 RESOURCES = [
@@ -36,18 +36,9 @@ def _params(suffix: str) -> list:
     return params
 
 
-def _short(factories, length: int) -> str:
-    """A random name of exactly ``length`` characters (too short to carry the run tag)."""
-    alphabet = string.ascii_lowercase + string.digits
-    return "".join(factories.random.choice(alphabet) for _ in range(length))
-
-
 def _sized(factories, single: str, length: int) -> str:
     """A name of exactly ``length`` characters, run-tagged when there is room."""
-    base = factories.name_for(f"create{single}", single.lower())
-    if length < len(base):
-        return _short(factories, length)
-    return (base + "x" * length)[:length]
+    return sized(factories, factories.name_for(f"create{single}", single.lower()), length)
 
 
 def _create(api, factories, single: str, path: str) -> tuple[str, str]:
@@ -63,24 +54,27 @@ def _names(api, path: str) -> list[str]:
     return [item["name"] for item in response.json()]
 
 
-Existing = list[tuple[str, str]]
+Existing = list[dict[str, Any]]
 
 
-@pytest.fixture(scope="module")
-def existing(api, factories, single: str, path: str) -> Existing:
-    """Two records of the resource, (uuid, name) each: made once per resource for the tests
-    parametrised with ``scope="module"``.
+@pytest.fixture
+def existing(amws_run, api, factories, single: str) -> Existing:
+    """Two records of the resource, made once per run (``Shared.named``): the one with the
+    longest name its create accepts, then the one with the shortest (``uuid``, ``name``,
+    ``status`` of the create each).
 
     Shared: the tests given them only read them or send them writes that must be refused
-    (a missing name, a duplicate name), so on a conforming target they never change. A test
-    that renames or deletes a record makes its own."""
-    return [_create(api, factories, single, path) for _ in range(2)]
+    (a missing name, a duplicate name), so on a conforming target they never change; the
+    length test asserts on their creates. A test that renames or deletes a record makes its
+    own."""
+    shared = Shared(amws_run, api, factories)
+    return [shared.named(single, "longest"), shared.named(single, "shortest")]
 
 
 # -- required and length ----------------------------------------------------------------
-@pytest.mark.parametrize(("single", "path"), _params("FIELD-REQUIRED"), scope="module")
+@pytest.mark.parametrize(("single", "path"), _params("FIELD-REQUIRED"))
 def test_name_is_required(api, existing: Existing, single: str, path: str) -> None:
-    uuid, name = existing[0]
+    uuid, name = existing[0]["uuid"], existing[0]["name"]
     for body in ({}, {"name": None}):
         response = api.post(path, json=body)
         assert response.status_code == 422, (body, response.status_code)
@@ -96,18 +90,27 @@ def test_name_is_required(api, existing: Existing, single: str, path: str) -> No
 
 
 @pytest.mark.parametrize(("single", "path"), _params("FIELD-LENGTH"))
-def test_name_length_limits_on_create(api, factories, single: str, path: str) -> None:
+def test_name_length_limits_on_create(
+    api, factories, existing: Existing, single: str, path: str
+) -> None:
     low, high = length_range(f"create{single}", "name")
+    # The accepted boundaries are the shared records' creates: longest and shortest name.
+    longest, shortest = existing
+    for made, length in ((shortest, low), (longest, high)):
+        assert len(made["name"]) == length and made["status"] == 201, (length, made["status"])
     refused = {}
-    for length, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
+    for length in (low - 1, high + 1):
         name = _sized(factories, single, length)
         response = api.post(path, json={"name": name})
-        assert (response.status_code == 201) is accepted, (length, response.status_code)
-        if not accepted:
-            assert response.status_code == 422
-            assert "name" in response.json()["reason"]
-            refused[length] = name
-    names = _names(api, path)  # one list after all creates shows every refused name absent
+        assert response.status_code == 422, (length, response.status_code)
+        assert "name" in response.json()["reason"]
+        refused[length] = name
+    # One list after all creates: both boundary names stored, every refused name absent.
+    items = api.get(path).json()
+    stored = {item["uuid"]: item["name"] for item in items}
+    for made in existing:
+        assert stored.get(made["uuid"]) == made["name"], len(made["name"])
+    names = [item["name"] for item in items]
     for length, name in refused.items():
         assert name not in names, f"a {length}-character name was stored"
 
@@ -156,9 +159,9 @@ def test_writes_answer_an_acknowledgement(api, factories, single: str, path: str
 
 
 # -- uniqueness -------------------------------------------------------------------------
-@pytest.mark.parametrize(("single", "path"), _params("NAME-UNIQUE"), scope="module")
+@pytest.mark.parametrize(("single", "path"), _params("NAME-UNIQUE"))
 def test_duplicate_names_conflict(api, existing: Existing, single: str, path: str) -> None:
-    (first, first_name), (second, second_name) = existing
+    (first, first_name), (second, second_name) = ((e["uuid"], e["name"]) for e in existing)
 
     duplicate = api.post(path, json={"name": first_name})
     assert duplicate.status_code == 409
@@ -184,11 +187,11 @@ def test_unknown_uuid_answers_404(api, factories, ledger, single: str, path: str
 
 
 # -- list and read shape ----------------------------------------------------------------
-@pytest.mark.parametrize(("single", "path"), _params("LIST-SHAPE"), scope="module")
+@pytest.mark.parametrize(("single", "path"), _params("LIST-SHAPE"))
 def test_list_is_a_plain_array_of_uuid_and_name(
     api, existing: Existing, single: str, path: str
 ) -> None:
-    mine = dict(existing)
+    mine = {e["uuid"]: e["name"] for e in existing}
     listed = api.get(path)
     assert listed.status_code == 200
     items = listed.json()
@@ -262,26 +265,12 @@ UNLINKS = [
 Holders = dict[str, Any]
 
 
-@pytest.fixture(scope="module")
-def holders(api, factories) -> Holders:
-    """One record of each UNLINKS resource, and a person and a user that reference all of them.
-
-    Shared: each test deletes only its own resource's record and reads only that field of the
-    person and user, so what one test does is never seen by another. The host of the visit
-    reason test is the same user (that test reads none of these fields)."""
-    refs = {field: _create(api, factories, single, path)[0] for single, path, field, *_ in UNLINKS}
-    made: Holders = {"refs": refs, "paths": {}}
-    for holder in ("person", "user"):
-        fields = {f: refs[f] for single, _, f, kinds, _ in UNLINKS if holder in kinds}
-        make = factories.person if holder == "person" else factories.user
-        created = api.post(f"/api/ws/v1/{holder}s", json=make(**fields))
-        assert created.status_code == 201, created.text
-        path = f"/api/ws/v1/{holder}s/{created.json()['uuid']}"
-        read = api.get(path).json()
-        assert {f: read.get(f) for f in fields} == fields, f"the {holder} lost a reference"
-        made["paths"][holder] = path
-    made["user"] = made["paths"]["user"].rsplit("/", 1)[1]
-    return made
+@pytest.fixture
+def holders(amws_run, api, factories) -> Holders:
+    """One record of each UNLINKS resource (and a location), and a person and a user that
+    reference all of them, made once per run (``Shared.holders``; why sharing them is safe is
+    said there: each test deletes only its own field's record and reads only that field)."""
+    return Shared(amws_run, api, factories).holders()
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 import pytest
 
 from fixtures._limits import length_range
+from suites.rules._conventions import Shared
 
 PATH = "/api/ws/v1/roles"
 
@@ -74,14 +75,30 @@ def _default_restored(api) -> Iterator[dict]:
         assert _defaults(api) == [original["uuid"]], "the original default role was not restored"
 
 
-@pytest.fixture(scope="module")
-def held_role(api, factories) -> dict:
-    """A role of our own and a user holding it.
+@pytest.fixture
+def held_role(amws_run, api, factories) -> dict:
+    """A role of our own and a user holding it, made once per run (``Shared.role`` and
+    ``Shared.user``: the population of test_conventions.py reads them too).
 
     Shared: the tests given it only read or list it, try to delete it (refused while the user
     holds it), or try to give a second role its name (refused); it never changes."""
-    uuid, name = _create(api, factories)
-    return {"uuid": uuid, "name": name, "user": _user(api, factories, role=uuid)}
+    shared = Shared(amws_run, api, factories)
+    role = shared.role()
+    return {**role, "user": shared.user()["uuid"]}
+
+
+@pytest.fixture(scope="module")
+def bare(api, factories) -> dict:
+    """A role whose name is as short as a role name may be: ``uuid``, ``name``, ``status`` of
+    the create (the length test's shortest accepted name; it asserts on this very create).
+
+    Shared: the tests given it only read it, send it writes that must be refused (a rename to
+    a name another role has), or flag it default for as long as the system's default role
+    takes the flag back (the flagging test, which leaves it unflagged); it never changes."""
+    name = _sized(factories, length_range("createRole", "name")[0])
+    created = api.post(PATH, json={"name": name, "default": False})
+    assert created.status_code == 201, created.text
+    return {"uuid": created.json()["uuid"], "name": name, "status": created.status_code}
 
 
 # -- fields ----------------------------------------------------------------------------------
@@ -93,7 +110,8 @@ def test_name_is_required(api, factories) -> None:
         assert "name" in response.json()["reason"]
     assert all(role.get("name") for role in _roles(api)), "a nameless role was stored"
 
-    # default is optional: the role the refused update is sent to is created without it
+    # default is optional: the role the refused update is sent to is created without it (here,
+    # not in a shared fixture: the create must meet the target as this test finds it)
     name = factories.name_for("createRole", "role")
     created = api.post(PATH, json={"name": name})
     assert created.status_code == 201
@@ -107,24 +125,26 @@ def test_name_is_required(api, factories) -> None:
 
 
 @pytest.mark.rule("ROLE-FIELD-LENGTH")
-def test_name_length_limits(api, factories) -> None:
+def test_name_length_limits(api, factories, bare: dict) -> None:
     low, high = length_range("createRole", "name")
-    refused, made = [], {}
-    for length, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
+    # The shortest accepted name is the shared bare role's create.
+    assert (len(bare["name"]), bare["status"]) == (low, 201)
+    refused = []
+    for length, accepted in ((low - 1, False), (high, True), (high + 1, False)):
         name = _sized(factories, length)
         response = api.post(PATH, json={"name": name, "default": False})
         assert (response.status_code == 201) is accepted, (length, response.status_code)
         if accepted:
-            made[length] = (response.json()["uuid"], name)
+            uuid, stored = response.json()["uuid"], name
         else:
             assert response.status_code == 422
             refused.append(name)
-    names = {role["name"] for role in _roles(api)}  # one list after all the creates
+    roles = {role["uuid"]: role["name"] for role in _roles(api)}  # one list after the creates
+    assert roles.get(bare["uuid"]) == bare["name"], "the shortest name was not stored"
     for name in refused:
-        assert name not in names
+        assert name not in roles.values()
 
     # The updates go to the role just created with the longest name (no role made for them).
-    uuid, stored = made[high]
     low, high = length_range("updateRole", "name")
     steps = ((low - 1, False), (low, True), (high, True), (high + 1, False))
     for step, (length, accepted) in enumerate(steps):
@@ -159,9 +179,9 @@ def test_writes_answer_an_acknowledgement(api, factories) -> None:
 
 
 @pytest.mark.rule("ROLE-NAME-UNIQUE")
-def test_duplicate_names_conflict(api, factories, held_role: dict) -> None:
+def test_duplicate_names_conflict(api, factories, held_role: dict, bare: dict) -> None:
     first, first_name = held_role["uuid"], held_role["name"]
-    second, second_name = _create(api, factories)
+    second, second_name = bare["uuid"], bare["name"]
     assert api.post(PATH, json=factories.role(name=first_name)).status_code == 409
     rename = api.put(f"{PATH}/{second}", json={"name": first_name, "default": False})
     assert rename.status_code == 409
@@ -230,15 +250,22 @@ def test_exactly_one_default_role_is_given_to_new_users(api, factories) -> None:
 
 @pytest.mark.rule("ROLE-DEFAULT-FLAG")
 @pytest.mark.requires("destructive")
-def test_flagging_another_role_default_leaves_one_default(api, factories) -> None:
+def test_flagging_another_role_default_leaves_one_default(api, factories, bare: dict) -> None:
     """Whether the flag moves or the request is refused is the target's choice; either way one
-    role, and only one, reads default afterwards."""
-    with _default_restored(api):
-        api.post(PATH, json=factories.role(default=True))
-        assert len(_defaults(api)) == 1, "a default role created beside the default"
-        uuid, name = _create(api, factories)
-        api.put(f"{PATH}/{uuid}", json={"name": name, "default": True})
-        assert len(_defaults(api)) == 1, "a role updated to default beside the default"
+    role, and only one, reads default afterwards.
+
+    The role updated to default is the shared bare role: when the system's default takes the
+    flag back it is not default again (checked there), so it is left as it was; a target that
+    leaves it flagged anyway gets it unflagged, so no other test sees the flag."""
+    try:
+        with _default_restored(api):
+            api.post(PATH, json=factories.role(default=True))
+            assert len(_defaults(api)) == 1, "a default role created beside the default"
+            api.put(f"{PATH}/{bare['uuid']}", json={"name": bare["name"], "default": True})
+            assert len(_defaults(api)) == 1, "a role updated to default beside the default"
+    finally:
+        if api.get(f"{PATH}/{bare['uuid']}").json().get("default") is not False:
+            api.put(f"{PATH}/{bare['uuid']}", json={"name": bare["name"], "default": False})
 
 
 @pytest.mark.rule("ROLE-DEFAULT-FLAG-MOVES")

@@ -11,6 +11,7 @@ import pytest
 
 import spec
 from harness._checks import check
+from suites.rules._conventions import Shared
 
 V1 = "/api/ws/v1"
 
@@ -57,14 +58,15 @@ def test_write_under_other_version_creates_nothing(api, profile, factories, ledg
 
 # -- the deprecated GET /users ------------------------------------------------------------------
 @pytest.mark.rule("VER-USERS-GET-DEPRECATED")
-def test_deprecated_users_list_still_answers(api, factories) -> None:
-    surname = factories.tag("dep")[:50]
-    made = {}
-    for _ in range(2):
-        body = factories.user(lastName=surname, identityNumber=factories.tag("idn"))
-        answer = api.post(f"{V1}/users", json=body)
-        assert answer.status_code == 201
-        made[answer.json()["uuid"]] = body
+def test_deprecated_users_list_still_answers(amws_run, api, factories) -> None:
+    # The two users of the run's shared last name (``Shared.user_names``): the group's shared
+    # user, which the filters are tried on, and the holders' user. This test only reads them
+    # (names, email, mobile and identity number, which no test changes).
+    shared = Shared(amws_run, api, factories)
+    user, holders = shared.user(), shared.holders()
+    uuid, body = user["uuid"], user["body"]
+    surname = body["lastName"]
+    made = {uuid: body, holders["user"]: holders["user_body"]}
     listed = api.get(f"{V1}/users", params={"last_name": surname})
     assert listed.status_code == 200
     page = listed.json()
@@ -77,7 +79,6 @@ def test_deprecated_users_list_still_answers(api, factories) -> None:
         }
     searched = api.post(f"{V1}/users/search", json={"lastName": surname}).json()
     assert {r["uuid"] for r in searched["entries"]} == set(made), "the replacement differs"
-    uuid, body = next(iter(made.items()))
     for param, field in (
         ("email", "email"),
         ("first_name", "firstName"),
@@ -177,11 +178,18 @@ UNKNOWN = {"zzUnknownField": "ignored", "legacy_id": 42, "extra": {"nested": [1,
 @pytest.mark.rule("CONV-UNKNOWN-FIELDS-IGNORED")
 @pytest.mark.parametrize("update", [False, True], ids=["create", "update"])
 @pytest.mark.parametrize("collection", list(WRITES))
-def test_unknown_request_fields_are_ignored(api, factories, collection: str, update: bool) -> None:
+def test_unknown_request_fields_are_ignored(
+    amws_run, api, factories, collection: str, update: bool
+) -> None:
     create_of, update_of = WRITES[collection]
     body = create_of(factories, api)
     if update:
-        uuid = _made(api, collection, body)
+        if collection == "/locations":
+            # The group's scratch location (``Shared.scratch``): its owners write each field
+            # before reading it, so this update of all of them is seen by no other test.
+            uuid = Shared(amws_run, api, factories).scratch()
+        else:
+            uuid = _made(api, collection, body)
         body = update_of(factories, api)
         answer = api.put(f"{V1}{collection}/{uuid}", json={**body, **UNKNOWN})
         assert answer.status_code == 200, answer.text
