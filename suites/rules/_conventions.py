@@ -160,8 +160,15 @@ class Shared:
 
         def make() -> dict[str, Any]:
             base = self.f.name_for(f"create{single}", single.lower())
-            made = self._post(NAMED[single], {"name": sized(self.f, base, length)})
-            return {"uuid": made["uuid"], "name": made["body"]["name"], "status": made["status"]}
+            name = sized(self.f, base, length)
+            answer = self.api.post(V1 + NAMED[single], json={"name": name})
+            if answer.status_code == 201:
+                return {"uuid": answer.json()["uuid"], "name": name, "status": 201}
+            # A target refusing the boundary fails the length test (it asserts on ``status``),
+            # not every test sharing the record: they get a record of an ordinary name.
+            made = self._post(NAMED[single], self.f.named(f"create{single}", single.lower()))
+            refused = answer.status_code
+            return {"uuid": made["uuid"], "name": made["body"]["name"], "status": refused}
 
         return self._shared(f"{single}:{size}", make)
 

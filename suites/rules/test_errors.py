@@ -298,7 +298,8 @@ def test_451_is_final(amws_run, api, factories) -> None:
         assert api.post(f"{V1}/invites", json=listed).status_code == 451
     after = api.get(registrations).json()
     assert after["totalCount"] == before["totalCount"], "a refused invitation was created"
-    assert after["entries"] == before["entries"], "a refused invitation was created"
+    ids = [{e["registrationId"] for e in page["entries"]} for page in (before, after)]
+    assert ids[0] == ids[1], "a refused invitation was created"
     # An update that puts the visitor on the watchlist is refused the same way, every time.
     for _ in range(2):
         update = api.put(f"{V1}/invites/{clean}", json={"identityNumber": identity})

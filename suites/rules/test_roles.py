@@ -97,8 +97,12 @@ def bare(api, factories) -> dict:
     takes the flag back (the flagging test, which leaves it unflagged); it never changes."""
     name = _sized(factories, length_range("createRole", "name")[0])
     created = api.post(PATH, json={"name": name, "default": False})
-    assert created.status_code == 201, created.text
-    return {"uuid": created.json()["uuid"], "name": name, "status": created.status_code}
+    if created.status_code == 201:
+        return {"uuid": created.json()["uuid"], "name": name, "status": 201}
+    # A target refusing the boundary fails the length test (it asserts on ``status``), not
+    # the other tests sharing the role: they get a role of an ordinary name.
+    uuid, ordinary = _create(api, factories)
+    return {"uuid": uuid, "name": ordinary, "status": created.status_code}
 
 
 # -- fields ----------------------------------------------------------------------------------
@@ -128,7 +132,8 @@ def test_name_is_required(api, factories) -> None:
 def test_name_length_limits(api, factories, bare: dict) -> None:
     low, high = length_range("createRole", "name")
     # The shortest accepted name is the shared bare role's create.
-    assert (len(bare["name"]), bare["status"]) == (low, 201)
+    assert bare["status"] == 201, f"a {low}-character name answered {bare['status']}"
+    assert len(bare["name"]) == low
     refused = []
     for length, accepted in ((low - 1, False), (high, True), (high + 1, False)):
         name = _sized(factories, length)
