@@ -1,4 +1,5 @@
-"""What the convention suites share: the resources they create, read and walk.
+"""What the convention suites share: the resources they create, read and walk; and the
+records the ref group's modules share (``Shared``).
 
 Each resource: (collection, create body, update body); ``kind_of`` maps an operation suffix or
 a reference field (CostCenter, costCenter) to its resource.
@@ -128,8 +129,10 @@ def sized(factories: Factories, base: str, length: int) -> str:
 
 
 class Shared:
-    """Records several tests of this group only read (or send writes that must be refused),
-    each made once per run with ``Run.shared`` and booked as a set-up of its own.
+    """Records several tests of this group's modules share, each made once per run with
+    ``Run.shared`` and booked as a set-up of its own: most are only read (or sent writes that
+    must be refused); the scratch location and the holders are written in ways their
+    accessors describe.
 
     Every accessor first asks for the records its record refers to, so each test that uses a
     record also says it uses those (the planner prices a test right whichever test of the run
@@ -264,7 +267,10 @@ class Shared:
         the phone test; each text field: its length test; effectiveDate: the timestamp tests
         of test_conventions_timestamps.py). The partial-update test writes city and comments
         between two reads of its own; the duplicate-name test reads the name, sends a rename
-        that must be refused, and reads it again. No test depends on another's writes."""
+        that must be refused, and reads it again. Two tests write a whole location body at
+        once and read back only what they wrote (the body-uuid test of
+        test_conventions_writes.py, the unknown-fields test of test_versioning.py). No test
+        depends on another's writes, in any order."""
 
         def make() -> dict[str, Any]:
             body = self.f.location(
