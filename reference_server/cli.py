@@ -1,4 +1,8 @@
-"""``amws-reference serve``: run the reference server and write its target profile."""
+"""``amws-reference serve``: run the reference server and write its target profile.
+
+``amws-reference spec [--enforced]`` writes the OpenAPI document: as documented, or as this
+server enforces it (our ``x-assumed-schema`` overlays merged into their schemas).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,12 @@ import argparse
 import socket
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
+import yaml
+
+import spec
 from reference_server._state import Server
 from reference_server.faults import CATALOGUE, Faults
 from reference_server.rate_bucket import DOCUMENTED, RAISED
@@ -66,11 +75,31 @@ def _parser() -> argparse.ArgumentParser:
         "as on a staging system; the profile says so",
     )
     commands.add_parser("faults", help="list the fault catalogue")
+    document = commands.add_parser(
+        "spec",
+        help="write the OpenAPI document (YAML)",
+        description="Write the documented OpenAPI document, or with --enforced the document as "
+        "this server enforces it: every x-assumed-schema overlay (constraints the API documents "
+        "do not state, our choice) merged into the schema beside it.",
+    )
+    document.add_argument(
+        "--enforced",
+        action="store_true",
+        help="merge our assumed overlays into their schemas (what this server enforces)",
+    )
+    document.add_argument("--output", metavar="FILE", help="write here instead of standard output")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "spec":
+        text = spec_text(enforced=args.enforced)
+        if args.output:
+            Path(args.output).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+        return 0
     if args.command == "faults":
         for fault in CATALOGUE.values():
             print(f"{fault.name:34} {fault.rule:34} {fault.does}")
@@ -83,6 +112,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.fault,
         documented_buckets=args.documented_buckets,
     )
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """Writes repeated values out in full: no anchors or aliases for a reader to resolve."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+ENFORCED_HEADER = (
+    "# The AMWS OpenAPI document as the amws-conformance reference server enforces it: every\n"
+    "# x-assumed-schema overlay (a constraint the API documents do not state, our choice) is\n"
+    "# merged into the schema beside it. Written by `amws-reference spec --enforced`.\n"
+)
+
+
+def spec_text(*, enforced: bool = False) -> str:
+    """The documented OpenAPI document as shipped, or the enforced one as YAML."""
+    if not enforced:
+        return (spec._load.SPEC_DIR / "openapi.yaml").read_text(encoding="utf-8")
+    body = yaml.dump(
+        spec.enforced(), Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100
+    )
+    return ENFORCED_HEADER + body
 
 
 def serve(
