@@ -64,13 +64,10 @@ def _list_ops() -> list[spec.Operation]:
 
 @pytest.fixture
 def population(amws_run, api, factories) -> dict[str, Any]:
-    """One record of every kind the convention tests walk, and the answers both of them read.
+    """One record of every kind the convention tests walk (read them with ``_answers``).
 
     ``made``: kind -> uuid, the person and the user referencing every kind they can hold
-    (``person_refs``, ``user_refs``), the credential held by that person. The answers are read
-    in the test asking for the population (after all records were made), so they show the
-    target as that test meets it: ``person``/``user``: their reads; ``lists``: the answer of
-    every list operation.
+    (``person_refs``, ``user_refs``), the credential held by that person.
 
     Made once per run: every record but the person and its credential is one the group's
     other modules share (``Shared``: the longest-named records of the name-only resources, the
@@ -96,19 +93,22 @@ def population(amws_run, api, factories) -> dict[str, Any]:
         return {"made": made, "person_refs": refs, "user_refs": user["refs"]}
 
     populated: dict[str, Any] = amws_run.shared("ref:population", make)
-    made = populated["made"]
-    return {
-        **populated,
-        "person": read(api, "person", made["person"]),
-        "user": read(api, "user", made["user"]),
-        "lists": [api.get(op.path).json() for op in _list_ops()],
-    }
+    return populated
+
+
+def _answers(api: Any, population: dict[str, Any]) -> list[Any]:
+    """The read of the population's person, then of its user, then the answer of every list
+    operation: asked by the test itself (after all records were made), so they show the
+    target as that test meets it, and a bad answer fails the test."""
+    made = population["made"]
+    people = [read(api, "person", made["person"]), read(api, "user", made["user"])]
+    return [*people, *(api.get(op.path).json() for op in _list_ops())]
 
 
 @pytest.mark.rule("CONV-UUID-IDENTIFIERS", "CONV-RESPONSE-CONFORMS")
 def test_identifiers_are_uuids(api, factories, population: dict[str, Any]) -> None:
     refs, user_refs = population["person_refs"], population["user_refs"]
-    documents = [population["person"], population["user"], *population["lists"]]
+    documents = _answers(api, population)
     for document in documents:
         for name, value in walk(document):
             if IDENTIFIER.search(name) or name in REFERENCES:
@@ -178,8 +178,7 @@ def test_response_fields_are_camel_case(
     amws_run, api, factories, ledger, population: dict[str, Any]
 ) -> None:
     made = population["made"]
-    # The person and user reads and the lists come from the population fixture.
-    documents = [population["person"], population["user"], *population["lists"]]
+    documents = _answers(api, population)
     documents += [
         read(api, kind, made[kind]) for kind in RESOURCES if kind not in ("person", "user")
     ]
