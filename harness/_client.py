@@ -230,14 +230,19 @@ class TargetClient:
         """Send within the run's per-request deadline, telling the run's health whether the
         target answered."""
         health = self.session.health
+        # Only the target's own address speaks for its health: a link it handed out may point
+        # elsewhere, and that host not answering says nothing of the target.
+        own = request.url.netloc == httpx.URL(self.session.base_url).netloc
         try:
             response = send_within(self._http, request, health.request_seconds)
         except httpx.TransportError as error:
-            health.unanswered(error)
+            if own:
+                health.unanswered(error)
             if isinstance(error, TargetUnreachable):
                 raise
             raise TargetUnreachable(str(error) or type(error).__name__, request=request) from error
-        health.answered()
+        if own:
+            health.answered()
         return response
 
     def _book(self, op: spec.Operation | None, response: httpx.Response, retry_429: bool) -> None:

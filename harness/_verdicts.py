@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 SETUP_CAUSE = "set-up"
-UNREACHABLE = "target unreachable"
-NOT_RUN_UNREACHABLE = f"not run ({UNREACHABLE})"
+UNANSWERED = "no answer"  # a request got none: refused connection, unknown host, time-out
+NOT_RUN_UNREACHABLE = "not run (target unreachable)"
 # Values that differ between two meetings of one breach: UUIDs, and long numbers (times,
 # counters). Short numbers stay: a status code is part of what broke.
 _NOISE = re.compile(

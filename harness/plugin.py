@@ -32,7 +32,7 @@ from harness._receiver import Receiver
 from harness._report import Collector, report_key, worker_output
 from harness._run import Run
 from harness._schedule import TIME_LEFT_OUT, Schedule, default_plan
-from harness._verdicts import NOT_RUN_UNREACHABLE, UNREACHABLE
+from harness._verdicts import NOT_RUN_UNREACHABLE, UNANSWERED
 
 RUN_KEY = pytest.StashKey[Run]()
 COLLECTOR_KEY = pytest.StashKey[Collector]()
@@ -436,7 +436,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.user_properties.append(("violated", violated_rules(call.excinfo.value)))
         if _unanswered(call.excinfo.value):
             # The target gave no answer: nothing was learnt of the test's rules.
-            report.user_properties.append(("cause", UNREACHABLE))
+            report.user_properties.append(("cause", UNANSWERED))
     if report.failed and run.session is not None:
         exchanges = [vars(e) for e in run.session.transcript[-3:]]
         report.user_properties.append(("transcript", exchanges))

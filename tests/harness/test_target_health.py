@@ -67,6 +67,6 @@ def test_a_killed_target_ends_the_run_within_a_minute(tmp_path: Path) -> None:
     tests = document["tests"].values()
     assert sum(t["outcome"] == "not-run" for t in tests) > 100, "the run tested on a dead target"
     # No rule failed for want of an answer: the tests that met the dead socket are blocked.
-    unanswered = [c for c in document["root_causes"] if c["cause"] == "target unreachable"]
+    unanswered = [c for c in document["root_causes"] if c["cause"] == "no answer"]
     assert unanswered and not unanswered[0]["failed_rules"]
     assert any("unreachable" in p for p in document["cleanup_problems"])

@@ -39,8 +39,8 @@ def test_a_teardown_failure_after_a_passing_call_keeps_the_pass() -> None:
 
 
 def test_no_answer_blocks() -> None:
-    entry = _failed(["DEPT-NAME-UNIQUE"], cause="target unreachable")
-    assert rule_outcome(entry, "DEPT-NAME-UNIQUE") == ("blocked", ["target unreachable"])
+    entry = _failed(["DEPT-NAME-UNIQUE"], cause="no answer")
+    assert rule_outcome(entry, "DEPT-NAME-UNIQUE") == ("blocked", ["no answer"])
 
 
 def test_a_rule_fails_on_any_failure_passes_on_any_pass_else_is_blocked() -> None:
