@@ -8,7 +8,6 @@ a reference field (CostCenter, costCenter) to its resource.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -119,13 +118,11 @@ NAMED = {  # the name-only resources: create operation suffix -> collection
 }
 
 
-def sized(factories: Factories, base: str, length: int) -> str:
-    """A name of exactly ``length`` characters: ``base`` (a run tag) padded with x, or random
-    letters and digits when the tag does not fit (too short to carry it)."""
-    if length < len(base):
-        alphabet = string.ascii_lowercase + string.digits
-        return "".join(factories.random.choice(alphabet) for _ in range(length))
-    return (base + "x" * length)[:length]
+def names_at(api: Any, collection: str) -> list[str]:
+    """The names the target's list of ``collection`` holds (a short name must avoid them)."""
+    answer = api.get(V1 + collection)
+    assert answer.status_code == 200, f"listing {collection}: {answer.text}"
+    return [item["name"] for item in answer.json()]
 
 
 class Shared:
@@ -162,8 +159,7 @@ class Shared:
         length = low if size == "shortest" else high
 
         def make() -> dict[str, Any]:
-            base = self.f.name_for(f"create{single}", single.lower())
-            name = sized(self.f, base, length)
+            name = self.f.sized_name(single.lower(), length, names_at(self.api, NAMED[single]))
             answer = self.api.post(V1 + NAMED[single], json={"name": name})
             if answer.status_code == 201:
                 return {"uuid": answer.json()["uuid"], "name": name, "status": 201}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid as uuidlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -88,18 +87,19 @@ def made_from(api: Any, body: dict[str, Any]) -> Made:
     return Made(body, response.status_code, uuid)
 
 
-def run_spare(run: Run, api: Any) -> Made:
+def run_spare(run: Run, api: Any, factories: Any) -> Made:
     """A watchlist made once per run from a name as short as a name may be, and nothing else
     (so it takes the default ``enabled``), for the tests of several modules that need a
     watchlist without entries: tests whose updates of it must be refused (they compare its
     read before and after within themselves), one that switches it off and on again (leaving
     it on, as it was), the name-length test (its create is the shortest name accepted) and a
     visitors list that must be empty. Nobody adds an entry to it, renames or deletes it.
-    Short names cannot carry the run tag: a random one keeps parallel runs apart."""
+    Short names cannot carry the run tag: it is one no watchlist of the target has."""
     shortest = length_range("createWatchlist", "name")[0]
 
     def make() -> Made:
-        return made_from(api, {"name": uuidlib.uuid4().hex[:shortest]})
+        taken = [w["name"] for w in api.get("/api/ws/v1/watchlists").json()]
+        return made_from(api, {"name": factories.short_name(shortest, taken)})
 
     return run_shared(run, "visits:spare-watchlist", make)
 

@@ -5,7 +5,6 @@ Every limit is read from the spec's LocationCreate/LocationUpdate schemas.
 
 from __future__ import annotations
 
-import string
 from datetime import datetime
 
 import pytest
@@ -32,15 +31,10 @@ def _text_fields() -> list[str]:
 TEXT_FIELDS = _text_fields()
 
 
-def _short(factories, length: int) -> str:
-    alphabet = string.ascii_lowercase + string.digits
-    return "".join(factories.random.choice(alphabet) for _ in range(length))
-
-
-def _text(factories, length: int) -> str:
-    """Exactly ``length`` characters, run-tagged when there is room (names must be unique)."""
-    base = factories.tag("loc")
-    return _short(factories, length) if length < len(base) else (base + "x" * length)[:length]
+def _text(factories, length: int, taken: list[str] | None = None) -> str:
+    """Exactly ``length`` characters no location has (``taken``: the names listed), run-tagged
+    when there is room: names must be unique."""
+    return factories.sized_name("loc", length, taken or ())
 
 
 def _create(api, factories, **overrides) -> tuple[str, dict]:
@@ -157,8 +151,10 @@ def test_field_length_limits(api, factories, scratch: str, field: str) -> None:
     _none_stored(api, names, f"a location with a refused {field} length")
 
     uuid = scratch
+    # A name too short for the run tag must still be one no location has.
+    taken = [item["name"] for item in api.get(PATH).json()] if field == "name" else None
     for length in (max(low, 1), high):
-        value = _text(factories, length)
+        value = _text(factories, length, taken)
         assert api.put(f"{PATH}/{uuid}", json={field: value}).status_code == 200, length
         if length != high or not refused:  # else the read after the refused updates shows it
             assert _read(api, uuid)[field] == value

@@ -6,7 +6,6 @@ run did not create: they carry ``requires("destructive")`` and put the default f
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -18,14 +17,9 @@ from suites.rules._conventions import Shared
 PATH = "/api/ws/v1/roles"
 
 
-def _short(factories, length: int) -> str:
-    alphabet = string.ascii_lowercase + string.digits
-    return "".join(factories.random.choice(alphabet) for _ in range(length))
-
-
-def _sized(factories, length: int) -> str:
-    base = factories.tag("role")
-    return _short(factories, length) if length < len(base) else (base + "x" * length)[:length]
+def _sized(factories, length: int, taken: list[str] | None = None) -> str:
+    """A role name of exactly ``length`` characters no role has (``taken``: the names listed)."""
+    return factories.sized_name("role", length, taken or ())
 
 
 def _create(api, factories, **overrides) -> tuple[str, str]:
@@ -39,6 +33,10 @@ def _roles(api) -> list[dict]:
     response = api.get(PATH)
     assert response.status_code == 200
     return response.json()
+
+
+def _names(api) -> list[str]:
+    return [role["name"] for role in _roles(api)]
 
 
 def _defaults(api) -> list[str]:
@@ -95,7 +93,7 @@ def bare(api, factories) -> dict:
     Shared: the tests given it only read it, send it writes that must be refused (a rename to
     a name another role has), or flag it default for as long as the system's default role
     takes the flag back (the flagging test, which leaves it unflagged); it never changes."""
-    name = _sized(factories, length_range("createRole", "name")[0])
+    name = _sized(factories, length_range("createRole", "name")[0], _names(api))
     created = api.post(PATH, json={"name": name, "default": False})
     if created.status_code == 201:
         return {"uuid": created.json()["uuid"], "name": name, "status": 201}
@@ -153,7 +151,7 @@ def test_name_length_limits(api, factories, bare: dict) -> None:
     low, high = length_range("updateRole", "name")
     steps = ((low - 1, False), (low, True), (high, True), (high + 1, False))
     for step, (length, accepted) in enumerate(steps):
-        name = _sized(factories, length)
+        name = _sized(factories, length, list(roles.values()))
         response = api.put(f"{PATH}/{uuid}", json={"name": name, "default": False})
         assert (response.status_code == 200) is accepted, (length, response.status_code)
         if accepted:

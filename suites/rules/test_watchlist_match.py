@@ -281,7 +281,7 @@ def caught(
 
 
 @pytest.mark.rule("WL-VISITORS")
-def test_watchlist_visitors(api, amws_run, caught) -> None:
+def test_watchlist_visitors(api, amws_run, factories, caught) -> None:
     watchlist = caught["watchlist"]
     response = api.get(f"{WATCHLISTS}/{watchlist}/entries/visitors")
     assert response.status_code == 200
@@ -289,7 +289,7 @@ def test_watchlist_visitors(api, amws_run, caught) -> None:
     assert caught["free"]["uuid"] not in listed
     assert listed == {v["uuid"]: v for v in caught["visitors"].values()}
     # A watchlist without entries: the run's spare one, to which nobody adds an entry.
-    empty = run_spare(amws_run, api)
+    empty = run_spare(amws_run, api, factories)
     assert empty.status == 201, empty.status
     assert api.get(f"{WATCHLISTS}/{empty.uuid}/entries/visitors").json() == []
 

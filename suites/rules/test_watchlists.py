@@ -7,7 +7,6 @@ watchlist is refused with 451, one caught only by a disabled watchlist is create
 
 from __future__ import annotations
 
-import uuid as uuidlib
 from typing import Any
 
 import pytest
@@ -64,13 +63,13 @@ def _dropped(api: Any, watchlist: str) -> None:
 
 # -- shared records ----------------------------------------------------------------------
 @pytest.fixture
-def spare(amws_run: Any, api: Any) -> str:
+def spare(amws_run: Any, api: Any, factories: Any) -> str:
     """The run's spare watchlist (``_watchlists.run_spare``: enabled, no entries, its name as
     short as allowed) for tests whose updates of it must be refused, which compare its read
     before and after within themselves, and for the test that switches it off and on again:
     that leaves it on, as it found it, and nobody else reads ``enabled`` of it. Tests that
     rename or delete a watchlist, or read its entries, keep their own."""
-    made = run_spare(amws_run, api)
+    made = run_spare(amws_run, api, factories)
     assert made.status == 201, made.status
     return str(made.uuid)
 
@@ -111,12 +110,12 @@ def test_name_is_required(api, spare) -> None:
 def test_name_length_limits(api, factories, amws_run, longest) -> None:
     low, high = length_range("createWatchlist", "name")
     # The shortest and the longest name accepted: the run's shared watchlists made from them.
-    shortest = run_spare(amws_run, api)
+    shortest = run_spare(amws_run, api, factories)
     for made, length in ((shortest, low), (longest, high)):
         assert (len(made.body["name"]), made.status) == (length, 201), made
     for length in (low - 1, high + 1):
-        # Short names cannot carry the run tag; a random one keeps parallel runs apart.
-        name = _name(factories, length) if length > low else uuidlib.uuid4().hex[:length]
+        # Short names cannot carry the run tag: one of the run's own short names.
+        name = _name(factories, length) if length > low else factories.short_name(length)
         response = api.post(WATCHLISTS, json={"name": name})
         assert response.status_code == 422, (length, response.status_code)
         assert "name" in response.json()["reason"]
