@@ -109,12 +109,30 @@ class Ledger:
         unreachable: Callable[[], bool] = lambda: False,
     ) -> list[str]:
         """Delete newest first (children before parents); return what could not be removed.
-        Once a delete gets no answer and ``unreachable`` says the target is gone, the rest are
-        reported as left behind rather than each waiting for its own time-out."""
-        problems: list[str] = []
+
+        A record addressed below another the cleanup deletes (a watchlist's entries) is not
+        sent a delete of its own: the parent's delete is hard and takes it along (doc2 §
+        Watchlists). Once a delete gets no answer and ``unreachable`` says the target is gone,
+        the rest are reported as left behind rather than each waiting for its own time-out."""
         with self._lock:
             entries, self._entries = list(reversed(self._entries)), []
-        for done, entry in enumerate(entries):
+        below: dict[str, list[Entry]] = {}  # a parent's delete path -> the records it carries
+        for entry in entries:
+            parent = next(
+                (
+                    e.delete_path
+                    for e in entries
+                    if e.delete_path and (entry.delete_path or "").startswith(e.delete_path + "/")
+                ),
+                None,
+            )
+            if parent is not None:
+                below.setdefault(parent, []).append(entry)
+        carried = {id(e) for children in below.values() for e in children}
+        problems: list[str] = []
+        stayed: set[str] = set()
+        queue = [e for e in entries if id(e) not in carried]
+        for done, entry in enumerate(queue):
             if entry.delete_path is None:
                 problems.append(f"{entry.label} {entry.uuid}: the API offers no delete")
                 continue
@@ -122,11 +140,13 @@ class Ledger:
                 response = send(entry)
             except httpx.HTTPError as exc:
                 problems.append(f"{entry.label} {entry.uuid}: {exc}")
+                stayed.add(entry.delete_path)
                 if unreachable():
                     problems += [
                         f"{e.label} {e.uuid}: not deleted, the target is unreachable"
-                        for e in entries[done + 1 :]
+                        for e in queue[done + 1 :]
                     ]
+                    stayed.update(e.delete_path for e in queue[done + 1 :] if e.delete_path)
                     break
                 continue
             # 404: removed already (a cascade, or the test deleted it); 409: ended already.
@@ -135,4 +155,10 @@ class Ledger:
                 problems.append(
                     f"{entry.label} {entry.uuid}: delete answered {response.status_code}"
                 )
+                stayed.add(entry.delete_path)
+        problems += [
+            f"{child.label} {child.uuid}: not deleted, the record it belongs to stayed"
+            for parent in sorted(stayed)
+            for child in below.get(parent, [])
+        ]
         return problems

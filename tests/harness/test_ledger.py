@@ -47,3 +47,27 @@ def test_fresh_uuids_are_owned_and_unique() -> None:
     ledger = Ledger()
     first, second = ledger.fresh_uuid(), ledger.fresh_uuid()
     assert first != second and ledger.owns(first) and not ledger.owns(U)
+
+
+def test_records_below_a_deleted_parent_go_with_it() -> None:
+    ledger = Ledger()
+    ledger.register("w", "/watchlists/w", "full", "createWatchlist")
+    ledger.register("e1", "/watchlists/w/entries/e1", "full", "createWatchlistEntry")
+    ledger.register("d", "/departments/d", "full", "createDepartment")
+    ledger.register("e2", "/watchlists/w/entries/e2", "full", "createWatchlistEntry")
+    seen: list[str] = []
+
+    def send(entry) -> httpx.Response:
+        seen.append(entry.uuid)
+        return httpx.Response(200)
+
+    assert ledger.cleanup(send) == []
+    assert seen == ["d", "w"]
+
+
+def test_records_below_a_parent_that_stayed_are_reported() -> None:
+    ledger = Ledger()
+    ledger.register("w", "/watchlists/w", "full", "createWatchlist")
+    ledger.register("e1", "/watchlists/w/entries/e1", "full", "createWatchlistEntry")
+    problems = ledger.cleanup(lambda entry: httpx.Response(500))
+    assert len(problems) == 2 and "createWatchlistEntry e1" in problems[1]
