@@ -54,7 +54,7 @@ class Run:
     _embedded: EmbeddedServer | None = None
     _clients: dict[str, TargetClient] = field(default_factory=dict)
     _pacers: dict[str, Pacer] = field(default_factory=dict)
-    _shared: dict[str, Any] = field(default_factory=dict)
+    _shared: dict[tuple[str, tuple[str, ...]], Any] = field(default_factory=dict)
     started: bool = False
     _clock_client: ControlPlane | Literal[False] | None = None  # False: the target has none
     latency: float = 0.005  # seconds per request, measured on the preflight
@@ -188,13 +188,27 @@ class Run:
 
     def shared(self, name: str, make: Callable[[], T]) -> T:
         """A value made once per run and shared by the tests that ask for it (records several
-        tests only read), booked as the set-up ``name`` (see :meth:`sharing`)."""
-        if name not in self._shared:
+        tests only read), booked as the set-up ``name`` (see :meth:`sharing`).
+
+        Under a fault matrix each fault gets a value of its own, made while that fault is on,
+        so a fault in a write path meets the records its tests read. A test that fails drops
+        the values it used (:meth:`drop_shared_of`): the next test that asks gets a fresh one,
+        so a record a faulty target spoiled fails one test, not every test sharing it."""
+        key = (name, self.active_faults)
+        if key not in self._shared:
             with self.sharing(name):
-                self._shared[name] = make()
+                self._shared[key] = make()
         else:
             self.sharing_used(name)
-        return self._shared[name]  # type: ignore[no-any-return]
+        return self._shared[key]  # type: ignore[no-any-return]
+
+    def drop_shared_of(self, test: str) -> None:
+        """Forget the shared values ``test`` used (it failed); their records stay in the ledger
+        and are cleaned up with the run's."""
+        assert self.session is not None
+        used = {u.removeprefix(SETUP) for u in self.session.spend.uses.get(test, ())}
+        for key in [k for k in self._shared if k[0] in used]:
+            del self._shared[key]
 
     @contextmanager
     def sharing(self, name: str) -> Iterator[None]:

@@ -432,6 +432,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.user_properties.append(("fault", _fault_of(item)))
         if report.failed:
             run.killed_faults.add(str(_fault_of(item)))
+    if report.failed and run.session is not None and call.when != "teardown":
+        run.drop_shared_of(run.session.current_test)
     if report.failed and call.excinfo is not None:
         report.user_properties.append(("violated", violated_rules(call.excinfo.value)))
         if _unanswered(call.excinfo.value):

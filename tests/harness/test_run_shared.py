@@ -1,0 +1,45 @@
+"""Values a run shares among tests: one per fault of a fault matrix, dropped after a failure."""
+
+from __future__ import annotations
+
+from harness._client import Session
+from harness._ledger import Ledger
+from harness._run import Run
+
+
+def _run() -> Run:
+    run = Run(target="unused.yaml")
+    run.session = Session(base_url="http://target.test", ledger=Ledger(), secrets=[])
+    return run
+
+
+def test_a_value_is_made_once_and_each_user_is_recorded() -> None:
+    run, made = _run(), []
+    assert run.session is not None
+    for test in ("t1", "t2"):
+        run.session.current_test = test
+        assert run.shared("holder", lambda: made.append(1) or len(made)) == 1
+    assert made == [1]
+    assert all("setup:holder" in run.session.spend.uses[t] for t in ("t1", "t2"))
+
+
+def test_each_fault_gets_a_value_of_its_own() -> None:
+    run, made = _run(), []
+    first = run.shared("holder", lambda: made.append("none") or "none")
+    run._fault = "cross-system-read"
+    second = run.shared("holder", lambda: made.append("fault") or "fault")
+    assert (first, second) == ("none", "fault")
+
+
+def test_a_failed_test_drops_what_it_used() -> None:
+    run, made = _run(), []
+    assert run.session is not None
+    run.session.current_test = "t1"
+    run.shared("holder", lambda: made.append(1) or 1)
+    run.shared("other", lambda: "kept")
+    run.session.current_test = "t2"
+    run.shared("other", lambda: "fresh")
+    run.drop_shared_of("t1")
+    run.session.current_test = "t3"
+    assert run.shared("holder", lambda: made.append(2) or 2) == 2
+    assert run.shared("other", lambda: "fresh") == "fresh"  # t1 used it too
