@@ -23,13 +23,21 @@ def parse_instant(text: str) -> datetime:
     value = datetime.fromisoformat(text)
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0, which no datetime holds
+        raise ValueError(f"{text} lies outside the years 1 to 9999 in UTC") from None
 
 
 def format_instant(value: datetime) -> str:
     """UTC, millisecond precision, ``Z`` suffix."""
     value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    # The year in four digits: strftime's %Y writes year 350 as "350" on some platforms.
+    return (
+        f"{value.year:04d}-"
+        + value.strftime("%m-%dT%H:%M:%S.")
+        + f"{value.microsecond // 1000:03d}Z"
+    )
 
 
 def normalise(text: str) -> str:

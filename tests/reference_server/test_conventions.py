@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.reference_server.conftest import LiveServer
 
@@ -76,6 +77,30 @@ def test_timestamps_with_offsets_are_stored_in_utc_with_millis(api: httpx.Client
     assert created.status_code == 201
     record = api.get(f"/api/ws/v1/locations/{created.json()['uuid']}").json()
     assert record["effectiveDate"] == "2026-05-01T08:15:30.500Z"
+
+
+def test_early_years_keep_four_digits(api: httpx.Client, unique) -> None:
+    created = api.post(
+        "/api/ws/v1/locations",
+        json={"name": unique("loc"), "type": "AREA", "effectiveDate": "0350-12-08T17:53:44Z"},
+    )
+    assert created.status_code == 201
+    record = api.get(f"/api/ws/v1/locations/{created.json()['uuid']}").json()
+    assert record["effectiveDate"] == "0350-12-08T17:53:44.000Z"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"activation": "1175-08-17T20:07:59Z", "expiry": "0350-12-08T17:53:44Z"},
+        {"activation": "0001-01-01T00:00:00+02:00", "expiry": "2026-01-01T00:00:00Z"},
+    ],
+)
+def test_instants_at_the_edge_of_the_calendar_get_an_answer(api: httpx.Client, body) -> None:
+    # Found by schemathesis's CLI: these answered a text/plain 500.
+    response = api.post("/api/ws/v1/invites", json={**body, "firstName": "Ann"})
+    assert response.status_code == 422, response.text
+    assert set(response.json()) >= {"code", "reason"}
 
 
 def test_unparsable_timestamp_is_422(api: httpx.Client, unique) -> None:

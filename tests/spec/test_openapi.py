@@ -333,3 +333,19 @@ def test_every_create_links_to_what_addresses_its_record() -> None:
         ]
         links = spec.resolve(op.raw["responses"]["201"]).get("links", {})
         assert set(addressed) <= {link["operationId"] for link in links.values()}, op.operation_id
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("ann@example.com", True),
+        ("amws-run-mail-3@example.org", True),
+        ("ünïcode@exämple.de", True),
+        ("a b@example.com", False),
+        ("\u00de\u00a2@v\u0087.\b\u00b0o", False),  # found by schemathesis: was accepted
+        ("no-at-sign.example.com", False),
+    ],
+)
+def test_an_email_is_a_valid_address(value: str, ok: bool) -> None:
+    validator = spec.validator_for({"type": "string", "format": "email"})
+    assert validator.is_valid(value) is ok
