@@ -273,6 +273,8 @@ def test_phone_pattern(value: str, ok: bool) -> None:
         ("2026-03-01T09:00:60.000Z", False),
         ("2026-03-01T09:00:30.000+24:00", False),
         ("2026-12-31T23:59:59.999-23:59", True),
+        ("0000-01-01T00:00:00", False),  # ISO 8601 has a year 0 only by agreement
+        ("0001-01-01T00:00:00Z", True),
     ],
 )
 def test_timestamp_input_pattern(value: str, ok: bool) -> None:
