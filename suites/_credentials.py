@@ -14,7 +14,6 @@ import pytest
 
 from fixtures._limits import length_range
 from harness import ControlPlane
-from harness.plugin import FAULT_PARAM
 
 CREDENTIALS = "/api/ws/v1/credentials"
 DAY = 86400  # seconds
@@ -90,36 +89,15 @@ def held(control: ControlPlane) -> dict[str, dict[str, Any]]:
 # kind, it takes one of the run's records below instead of making its own. Each docstring says
 # which tests take the record, what they do to it, and why that cannot break another of them.
 T = TypeVar("T")
-_STORE = pytest.StashKey[dict[tuple[str, str | None], Any]]()
 PREFIX = "cred:"  # the set-ups the records are booked to: "cred:holder", "cred:pair", ...
 
 
 def shared(request: pytest.FixtureRequest, name: str, build: Callable[[], T]) -> T:
-    """The run's record ``name``, built by the first test (or module fixture) asking for it.
-
-    Booked as the shared set-up ``cred:<name>``, used by every test asking for it. Under the
-    self-check's fault matrix each fault gets records of its own, built while that fault is
-    switched on, so a fault in the write path meets the records its tests read. A test that
-    fails drops the records it asked for: a target that changed one where it should have
-    refused hands the next test a fresh record, so a failure stays with the test that found it.
-    """
-    store = request.session.stash.setdefault(_STORE, {})
-    callspec = getattr(request.node, "callspec", None)
-    key = (name, callspec.params.get(FAULT_PARAM) if callspec else None)
-    run = request.getfixturevalue("amws_run")
-    if key not in store:
-        with run.sharing(PREFIX + name):
-            store[key] = build()
-    else:
-        run.sharing_used(PREFIX + name)
-    failed_before = request.session.testsfailed
-
-    def forget_after_failure() -> None:
-        if request.session.testsfailed > failed_before:
-            store.pop(key, None)
-
-    request.addfinalizer(forget_after_failure)
-    return store[key]  # type: ignore[no-any-return]
+    """The run's record ``name`` (:meth:`harness.Run.shared`, booked as ``cred:<name>``),
+    built by the first test or module fixture asking for it: per fault of a fault matrix, and
+    afresh after a test that used it failed."""
+    made: T = request.getfixturevalue("amws_run").shared(PREFIX + name, build)
+    return made
 
 
 def holder_used(request: pytest.FixtureRequest) -> None:

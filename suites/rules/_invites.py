@@ -18,7 +18,6 @@ from typing import Any
 import httpx
 
 from harness import ControlPlane, Run
-from suites.rules._run_shared import run_shared
 
 INVITES = "/api/ws/v1/invites"
 WATCHLISTS = "/api/ws/v1/watchlists"
@@ -63,7 +62,7 @@ def shared_host(run: Run, api: Any, factories: Any) -> dict[str, Any]:
         assert created.status_code == 201, created.text
         return {**body, "uuid": created.json()["uuid"]}
 
-    return run_shared(run, "visits:host", make)
+    return run.shared("visits:host", make)
 
 
 class InviteCalls:
@@ -183,4 +182,4 @@ def run_invitations(run: Run, inv: InviteCalls) -> list[dict[str, Any]]:
             )
         return made
 
-    return run_shared(run, "visits:invitations", make)
+    return run.shared("visits:invitations", make)

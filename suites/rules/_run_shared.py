@@ -5,27 +5,19 @@ own, and every test that asks for it is recorded as using it: a plan that keeps 
 tests pays for it once. Ask for a record from the test (or a function-scoped fixture), never
 from a module- or session-scoped fixture: only then is each test that relies on it recorded.
 
-Under the self-check's fault matrix every fault gets records of its own, made while that fault
-is switched on, so a fault in a write path still meets the records its tests read (and a record
-a faulty server made badly never spoils the tests of another fault).
+Under the self-check's fault matrix every fault gets records of its own (``Run.shared`` keys
+them by the fault switched on), so a fault in a write path still meets the records its tests
+read, and a test that fails drops the records it used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from fixtures import jpeg_bytes
 from harness import Run
 
 API = "/api/ws/v1"
-T = TypeVar("T")
-
-
-def run_shared(run: Run, name: str, make: Callable[[], T]) -> T:
-    """The value ``make`` returns, made once per run (and per fault of a fault matrix)."""
-    faults = run.active_faults
-    return run.shared(f"{name}[{','.join(faults)}]" if faults else name, make)
 
 
 def shared_pictured(run: Run, api: Any, factories: Any) -> dict[str, Any]:
@@ -49,7 +41,8 @@ def shared_pictured(run: Run, api: Any, factories: Any) -> dict[str, Any]:
         assert photo, "the person read shows no photoId after claiming an upload"
         return {"person": uuid, "body": body, "photo": str(photo)}
 
-    return run_shared(run, "media:pictured", make)
+    made: dict[str, str] = run.shared("media:pictured", make)
+    return made
 
 
 def shared_photo(run: Run, api: Any, factories: Any) -> str:

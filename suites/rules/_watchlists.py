@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
-
 from fixtures._limits import length_range
 from harness import Run
-from suites.rules._run_shared import run_shared
 
 WATCHLISTS = "/api/ws/v1/watchlists"
-# The run's shared watchlists, dropped when the session ends (see ``dropped_at_the_end``).
-_KEPT = pytest.StashKey[list[tuple[str, ...]]]()
 
 
-def run_watchlists(run: Run, api: Any, factories: Any, kept: list[Any]) -> tuple[str, str]:
+def run_watchlists(run: Run, api: Any, factories: Any) -> tuple[str, str]:
     """Two enabled watchlists, made once per run, for the tests of several modules that only
     need *a* watchlist (or one other than it) to hold their entries.
 
@@ -29,46 +23,29 @@ def run_watchlists(run: Run, api: Any, factories: Any, kept: list[Any]) -> tuple
     the whole visitors list of one: the entries module's visitors paging (statuses only) and
     the match module's visitors test, whose visitors are the only visitors on record that
     the first watchlist catches (registered visitors caught by the lifecycle tests' entries
-    are caught by the second; a visitor refused with 451 is never on record). ``kept`` (a
-    ``dropped_at_the_end`` fixture) drops them when the session ends, which takes every
-    entry along: the cleanup sends one delete per watchlist, not one per entry."""
-
-    def make() -> tuple[str, str]:
-        pair = (_made(api, factories), _made(api, factories))
-        kept.append(pair)
-        return pair
-
-    return run_shared(run, "visits:watchlists", make)
+    are caught by the second; a visitor refused with 451 is never on record). The run's
+    cleanup deletes them, which takes every entry along: one delete per watchlist, not one
+    per entry."""
+    pair: tuple[str, str] = run.shared(
+        "visits:watchlists", lambda: (_made(api, factories), _made(api, factories))
+    )
+    return pair
 
 
-def run_disabled_watchlist(run: Run, api: Any, factories: Any, kept: list[Any]) -> str:
+def run_disabled_watchlist(run: Run, api: Any, factories: Any) -> str:
     """A disabled watchlist, made once per run, for the tests of several modules that need a
     watchlist nobody consults to hold their entries: the lifecycle tests list visitors in it
     who must be let through, the encryption tests store sample entries in it and read only
     those back. Disabled, no entry of it refuses anyone; nobody switches, renames or deletes
-    it, or reads its whole contents. Dropped with the pair (``kept``) at the end."""
+    it, or reads its whole contents. The run's cleanup deletes it, entries and all."""
 
     def make() -> str:
         created = api.post(WATCHLISTS, json=factories.watchlist(enabled=False))
         assert created.status_code == 201, created.text
-        kept.append((str(created.json()["uuid"]),))
         return str(created.json()["uuid"])
 
-    return run_shared(run, "visits:disabled-watchlist", make)
-
-
-def dropped_at_the_end(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
-    """What a session-scoped fixture of a module using ``run_watchlists`` (or
-    ``run_disabled_watchlist``) yields from: the watchlists made for the run, dropped at the
-    end of the session, which takes their entries along (one delete per watchlist, not one
-    per entry). Each module's fixture yields the same record of them (the session's); the
-    first to end drops them all (not asserted: what a delete answers is test_watchlists'
-    concern)."""
-    kept = request.session.stash.setdefault(_KEPT, [])
-    yield kept
-    while kept:
-        for watchlist in kept.pop():
-            dropped(api, watchlist)
+    made: str = run.shared("visits:disabled-watchlist", make)
+    return made
 
 
 @dataclass(frozen=True)
@@ -101,7 +78,7 @@ def run_spare(run: Run, api: Any, factories: Any) -> Made:
         taken = [w["name"] for w in api.get("/api/ws/v1/watchlists").json()]
         return made_from(api, {"name": factories.short_name(shortest, taken)})
 
-    return run_shared(run, "visits:spare-watchlist", make)
+    return run.shared("visits:spare-watchlist", make)
 
 
 def dropped(api: Any, watchlist: str) -> None:

@@ -9,7 +9,6 @@ spec's schemas (lengths, formats) describe in its plain form.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ import pytest
 import spec
 from harness._crypto import decrypt_text, encrypt_text
 from suites.rules._run_shared import shared_pictured
-from suites.rules._watchlists import dropped_at_the_end, run_disabled_watchlist
+from suites.rules._watchlists import run_disabled_watchlist
 
 API = "/api/ws/v1"
 pytestmark = pytest.mark.requires("encrypted")
@@ -58,20 +57,13 @@ def _wire(body: dict[str, Any], fields: set[str], settings: dict[str, Any]) -> d
     }
 
 
-@pytest.fixture(scope="session")
-def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
-    """The run's shared watchlists, dropped when the session ends (every module using them
-    has this fixture; the first to end drops them, see ``_watchlists.dropped_at_the_end``)."""
-    yield from dropped_at_the_end(request, api)
-
-
 @pytest.fixture
-def watchlist(amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]) -> str:
+def watchlist(amws_run: Any, api: Any, factories: Any) -> str:
     """The watchlist holding the sample entries: the run's disabled one
     (``_watchlists.run_disabled_watchlist``, whose docstring says who else uses it). The tests
     add entries to it and read only those back, never the watchlist itself; disabled, it
     refuses no visitor the sample entries might name."""
-    return run_disabled_watchlist(amws_run, api, factories, run_watchlists_kept)
+    return run_disabled_watchlist(amws_run, api, factories)
 
 
 def _samples(factories: Any, watchlist: str) -> list[tuple[str, str, dict[str, Any]]]:

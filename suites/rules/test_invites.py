@@ -19,7 +19,6 @@ therefore informative for the normative rules they carry.
 from __future__ import annotations
 
 import uuid as uuidlib
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -36,7 +35,7 @@ from suites.rules._invites import (
     run_invitations,
     shared_host,
 )
-from suites.rules._watchlists import dropped_at_the_end, run_watchlists
+from suites.rules._watchlists import run_watchlists
 
 # The read and list-entry shapes are our choice (INV-RECORD-SHAPE, assumed).
 READ_FIELDS = {
@@ -84,16 +83,9 @@ def invitations(amws_run: Any, inv: InviteCalls) -> list[dict[str, Any]]:
 # values of its own test's visitor that are run-tagged (identity number, or the last name
 # beside the first name), which no other test's visitor carries, so an entry refuses only the
 # visitor its test meant; a refused visitor is never on record.
-@pytest.fixture(scope="session")
-def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
-    """The run's shared watchlists, dropped when the session ends (every module using them
-    has this fixture; the first to end drops them, see ``_watchlists.dropped_at_the_end``)."""
-    yield from dropped_at_the_end(request, api)
-
-
 @pytest.fixture
-def listing(amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]) -> str:
-    return run_watchlists(amws_run, api, factories, run_watchlists_kept)[1]
+def listing(amws_run: Any, api: Any, factories: Any) -> str:
+    return run_watchlists(amws_run, api, factories)[1]
 
 
 def put_on_list(api: Any, watchlist: str, **entry: Any) -> None:

@@ -13,7 +13,6 @@ what the documents show; the lifecycle parts are checked beside them, informativ
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,7 +20,6 @@ import pytest
 from harness import ControlPlane
 from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, instant, new_host, shared_host
 from suites.rules._watchlists import (
-    dropped_at_the_end,
     run_disabled_watchlist,
     run_watchlists,
 )
@@ -266,19 +264,10 @@ def test_cancelled_access_code_is_refused_at_the_reader(visits, api, profile) ->
 # run's shared one (``_watchlists.run_disabled_watchlist``). Every entry names a run-tagged
 # identity number of its own visitor (factories.tag), which no other test's visitor carries,
 # so an entry refuses only the visitor its test meant.
-@pytest.fixture(scope="session")
-def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
-    """The run's shared watchlists, dropped when the session ends (every module using them
-    has this fixture; the first to end drops them, see ``_watchlists.dropped_at_the_end``)."""
-    yield from dropped_at_the_end(request, api)
-
-
 @pytest.fixture
-def lists(
-    amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]
-) -> dict[str, Any]:
-    first, second = run_watchlists(amws_run, api, factories, run_watchlists_kept)
-    off = run_disabled_watchlist(amws_run, api, factories, run_watchlists_kept)
+def lists(amws_run: Any, api: Any, factories: Any) -> dict[str, Any]:
+    first, second = run_watchlists(amws_run, api, factories)
+    off = run_disabled_watchlist(amws_run, api, factories)
     return {"on": [second, first], "off": off}
 
 

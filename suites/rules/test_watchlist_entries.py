@@ -4,13 +4,12 @@ its own watchlist, deleting, the paged entries list and entryCount."""
 from __future__ import annotations
 
 import uuid as uuidlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from fixtures._limits import length_range
-from suites.rules._watchlists import dropped, dropped_at_the_end, run_watchlists
+from suites.rules._watchlists import dropped, run_watchlists
 
 WATCHLISTS = "/api/ws/v1/watchlists"
 IDENTIFYING = (
@@ -87,18 +86,9 @@ def _page(api: Any, watchlist: str, **params: Any) -> dict[str, Any]:
 # entries reads the count before and compares with it: a worker runs one test at a time, so
 # nothing else adds to it meanwhile. Tests that check a watchlist's whole contents keep a
 # watchlist of their own, or compare its contents with a read of their own just before.
-@pytest.fixture(scope="session")
-def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
-    """The run's shared watchlists, dropped when the session ends (every module using them
-    has this fixture; the first to end drops them, see ``_watchlists.dropped_at_the_end``)."""
-    yield from dropped_at_the_end(request, api)
-
-
 @pytest.fixture
-def shared(
-    amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]
-) -> tuple[str, str]:
-    return run_watchlists(amws_run, api, factories, run_watchlists_kept)
+def shared(amws_run: Any, api: Any, factories: Any) -> tuple[str, str]:
+    return run_watchlists(amws_run, api, factories)
 
 
 # -- fields ------------------------------------------------------------------------------

@@ -8,15 +8,13 @@ visitor's identity number is added, and the visitors lists are read.
 from __future__ import annotations
 
 import uuid as uuidlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from fixtures._limits import length_range
 from suites.rules._invites import InviteCalls, run_invitations, shared_host
-from suites.rules._run_shared import run_shared
-from suites.rules._watchlists import dropped, dropped_at_the_end, run_spare, run_watchlists
+from suites.rules._watchlists import dropped, run_spare, run_watchlists
 
 WATCHLISTS = "/api/ws/v1/watchlists"
 MATCH = f"{WATCHLISTS}/match"
@@ -71,18 +69,9 @@ def _mine(answer: dict[str, Any], entries: set[str]) -> list[dict[str, Any]]:
 # entries; they assert only about the entries they made, never about a shared watchlist's
 # whole contents (the visitors tests' ``caught`` is the one set of visitors the first
 # watchlist catches).
-@pytest.fixture(scope="session")
-def run_watchlists_kept(request: pytest.FixtureRequest, api: Any) -> Iterator[list[Any]]:
-    """The run's shared watchlists, dropped when the session ends (every module using them
-    has this fixture; the first to end drops them, see ``_watchlists.dropped_at_the_end``)."""
-    yield from dropped_at_the_end(request, api)
-
-
 @pytest.fixture
-def shared(
-    amws_run: Any, api: Any, factories: Any, run_watchlists_kept: list[Any]
-) -> tuple[str, str]:
-    return run_watchlists(amws_run, api, factories, run_watchlists_kept)
+def shared(amws_run: Any, api: Any, factories: Any) -> tuple[str, str]:
+    return run_watchlists(amws_run, api, factories)
 
 
 @pytest.fixture
@@ -276,7 +265,7 @@ def caught(
         entries = {i: _entry(api, shared[0], {"identityNumber": i}) for i in visitors}
         return {"watchlist": shared[0], "visitors": visitors, "entries": entries}
 
-    made = run_shared(amws_run, "visits:caught", make)
+    made = amws_run.shared("visits:caught", make)
     return {**made, "free": visitor(invitations[2])}
 
 

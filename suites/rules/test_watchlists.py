@@ -13,7 +13,6 @@ import pytest
 
 from fixtures._limits import length_range
 from suites.rules._invites import shared_host
-from suites.rules._run_shared import run_shared
 from suites.rules._watchlists import Made, made_from, run_spare
 
 WATCHLISTS = "/api/ws/v1/watchlists"
@@ -81,8 +80,8 @@ def longest(amws_run: Any, api: Any, factories: Any) -> Made:
     and the test of the default reads its ``enabled``. Nobody switches it; the name-length
     test's updates of it must be refused."""
     high = length_range("createWatchlist", "name")[1]
-    return run_shared(
-        amws_run, "watchlists:longest", lambda: made_from(api, {"name": _name(factories, high)})
+    return amws_run.shared(
+        "watchlists:longest", lambda: made_from(api, {"name": _name(factories, high)})
     )
 
 

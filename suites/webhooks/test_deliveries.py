@@ -38,7 +38,6 @@ import spec
 from harness._crypto import decrypt_text
 from harness._receiver import Receiver
 from suites.rules._invites import shared_host
-from suites.rules._run_shared import run_shared
 
 INVITES = "/api/ws/v1/invites"
 NEVER_SENT = {"VISITOR_ON_SITE", "VISITOR_IN_PARKING", "VISITOR_HOSTED"}
@@ -206,7 +205,7 @@ def created(amws_run: Any, webhooks: Any, visits: Visits) -> dict[str, Any]:
         delivery = one(webhooks, "VISIT_CREATED", match)
         return {"sent": sent, "visit": visit, "delivery": delivery, "offset": offset}
 
-    return run_shared(amws_run, "hooks:visit-created", make)
+    return amws_run.shared("hooks:visit-created", make)
 
 
 # -- one POST per event, to its own URL ----------------------------------------------------
