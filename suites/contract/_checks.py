@@ -70,8 +70,16 @@ def as_rule_violations() -> Iterator[None]:
 
 
 def _httpx(response: Any) -> httpx.Response:
+    """schemathesis's response as the httpx one the harness checks read (its request too:
+    an acknowledgement is checked against the record the request addressed)."""
     headers = [(name, value) for name, values in response.headers.items() for value in values]
-    return httpx.Response(response.status_code, headers=headers, content=response.content)
+    sent = response.request
+    return httpx.Response(
+        response.status_code,
+        headers=headers,
+        content=response.content,
+        request=httpx.Request(sent.method, str(sent.url)),
+    )
 
 
 def _raise(violations: list[_checks.Violation]) -> None:
