@@ -141,6 +141,12 @@ class Shared:
         request.addfinalizer(forget_after_failure)
         return self._built[key]
 
+    def forget(self, request: pytest.FixtureRequest, name: str) -> None:
+        """Drop the record ``name`` (of the asking test's fault): a test that changed it
+        outside its own rule hands the next test a new one without failing for it."""
+        callspec = getattr(request.node, "callspec", None)
+        self._built.pop((name, callspec.params.get(FAULT_PARAM) if callspec else None), None)
+
 
 @dataclass(frozen=True)
 class Record:
@@ -244,26 +250,38 @@ def live_references(api: Any, factories: Any, references: dict[str, Any]) -> dic
     return made
 
 
-def staged_photo(api: Any, factories: Any, size: tuple[int, int] = (640, 480)) -> str:
-    """A fresh upload of a run-specific JPEG image of ``size`` (never the identical file of
-    another upload)."""
+def upload_photo(api: Any, factories: Any, size: tuple[int, int] = (640, 480)) -> Any:
+    """The answer to an upload of a run-specific JPEG image of ``size`` (never the identical
+    file of another upload)."""
     text = f"{factories.run_id}:{factories.random.getrandbits(64)}"
     data = jpeg_bytes(int(hashlib.sha256(text.encode()).hexdigest()[:12], 16), size)
-    upload = api.post(f"{API}/files/upload", files={"file": ("photo.jpg", data, "image/jpeg")})
+    return api.post(f"{API}/files/upload", files={"file": ("photo.jpg", data, "image/jpeg")})
+
+
+def staged_photo(api: Any, factories: Any, size: tuple[int, int] = (640, 480)) -> str:
+    """A fresh upload of a run-specific JPEG image of ``size``: its uuid."""
+    upload = upload_photo(api, factories, size)
     assert upload.status_code == 200, upload.text
     return upload.json()["uuid"]
+
+
+def credential_body(
+    factories: Any, amws_run: Any, kind: Kind, holder: str, **extra: Any
+) -> dict[str, Any]:
+    """The body of a credential ``holder`` (of ``kind``) holds, open now on the target's clock."""
+    now = datetime.fromtimestamp(amws_run.target_clock(), UTC)
+    window = {
+        "activeDate": iso(now - timedelta(hours=1)),
+        "expiryDate": iso(now + timedelta(days=30)),
+    }
+    return factories.credential(**{kind.holder_field: holder}, **window, **extra)
 
 
 def credential(
     api: Any, factories: Any, amws_run: Any, kind: Kind, holder: str, **extra: Any
 ) -> str:
     """A credential ``holder`` (of ``kind``) holds, open now on the target's clock."""
-    now = datetime.fromtimestamp(amws_run.target_clock(), UTC)
-    window = {
-        "activeDate": iso(now - timedelta(hours=1)),
-        "expiryDate": iso(now + timedelta(days=30)),
-    }
-    body = factories.credential(**{kind.holder_field: holder}, **window, **extra)
+    body = credential_body(factories, amws_run, kind, holder, **extra)
     return created(api.post(CREDENTIALS, json=body))
 
 
@@ -286,11 +304,9 @@ def digits(factories: Any, count: int) -> str:
     return "".join(str(factories.random.randrange(10)) for _ in range(count))
 
 
-def searchable(
-    api: Any, factories: Any, kind: Kind, mark: str, **fields: Any
-) -> tuple[str, dict[str, Any]]:
-    """A record whose every searchable field carries ``mark`` (mobile: its own digits); a field
-    given as None is left out of the body."""
+def searchable_body(factories: Any, kind: Kind, mark: str, **fields: Any) -> dict[str, Any]:
+    """The body of a record whose every searchable field carries ``mark`` (mobile: its own
+    digits)."""
     unique = digits(factories, 8)
     values = {
         "firstName": f"Fn{mark}Ab",
@@ -299,7 +315,14 @@ def searchable(
         "mobile": f"+27{digits(factories, 9)}",
         "identityNumber": f"Id{mark}E{unique}f",
     }
-    body = {k: v for k, v in kind.body(factories, **{**values, **fields}).items() if v is not None}
+    return kind.body(factories, **{**values, **fields})
+
+
+def searchable(
+    api: Any, factories: Any, kind: Kind, mark: str, **fields: Any
+) -> tuple[str, dict[str, Any]]:
+    """A record whose every searchable field carries ``mark`` (mobile: its own digits)."""
+    body = searchable_body(factories, kind, mark, **fields)
     return created(api.post(kind.path, json=body)), body
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fixtures.images import gif_bytes, jpeg_bytes, png_bytes
-from suites.rules import _people_records as group
+from suites.rules import _people_records as records
 
 UPLOAD = "/api/ws/v1/files/upload"
 FILES = "/api/ws/v1/files"
@@ -211,10 +211,12 @@ def test_delete_of_unknown_or_deleted_file_is_404(api, factories, ledger) -> Non
 @pytest.mark.rule("FILE-DELETE-KEEPS-CLAIMED")
 @pytest.mark.parametrize("resource", [PERSONS, USERS], ids=["person", "user"])
 def test_delete_of_claimed_upload_keeps_the_photo(request, api, factories, resource) -> None:
-    # The group's person or user with a photo (group.pictured, group.pictured_user): deleting
+    # The group's person or user with a photo (records.pictured, records.pictured_user): deleting
     # the upload it was claimed from must leave its photo as it was, which is all the other
     # tests sharing it need.
-    made = (group.pictured if resource == PERSONS else group.pictured_user)(request, api, factories)
+    made = (records.pictured if resource == PERSONS else records.pictured_user)(
+        request, api, factories
+    )
     staged, record = made.staged, made.uuid
     # The status of this delete is not stated (the upload is no longer staged); only the
     # surviving photo is the rule.

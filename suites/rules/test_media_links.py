@@ -32,7 +32,8 @@ from PIL import Image
 import spec
 from fixtures.images import jpeg_bytes
 from harness._checks import check
-from suites.rules import _people_records as group
+from suites.rules import _people_records as records
+from suites.rules._people import PERSON
 
 UPLOAD = "/api/ws/v1/files/upload"
 PERSONS = "/api/ws/v1/persons"
@@ -86,16 +87,17 @@ def _with_photo(api: Any, factories: Any, resource: str = PERSONS) -> tuple[str,
     return uuid, read
 
 
-# One person with a photo (the group's, group.pictured) serves every test that only fetches
+# One person with a photo (the group's, records.pictured) serves every test that only fetches
 # its links (as handed out, or altered in a segment): fetching a link changes nothing on the
 # record. Tests that judge the links against the moment of the read read it anew; the empty
-# link's test shares the group's emptied photo (group.emptied); the deleted photo's tests
-# make their own. The links stay valid: they last 30 days, and the tests that move the clock
-# further move it back (restored_clock).
+# link's test shares the group's emptied photo (records.emptied), the deleted person's photo
+# is the group's deleted person's (records.deleted); the deleted user's photo is made here.
+# The links stay valid: they last 30 days, and the tests that move the clock further move it
+# back (restored_clock).
 @pytest.fixture
 def pictured(request, api: Any, factories: Any) -> tuple[str, dict[str, Any]]:
     """(uuid, read) of the group's person with a photo."""
-    made = group.pictured(request, api, factories)
+    made = records.pictured(request, api, factories)
     return made.uuid, made.read
 
 
@@ -115,6 +117,10 @@ def _links(profile: Any, read: dict[str, Any]) -> tuple[Link, Link]:
         assert match, f"{field} is not a signed media link: {value}"
         found.append(Link(**match.groupdict()))
     return found[0], found[1]
+
+
+def _photo_links(api: Any, factories: Any, profile: Any) -> tuple[Link, Link]:
+    return _links(profile, _with_photo(api, factories)[1].json())
 
 
 def _fresh_links(api: Any, profile: Any, pictured: tuple[str, dict[str, Any]]) -> tuple[Link, Link]:
@@ -288,10 +294,17 @@ def test_filename_segment_is_cosmetic(api, wait, profile, pictured) -> None:
 
 
 @pytest.mark.rule("LINK-401-ALTERED")
-def test_altered_link_is_401(request, api, wait, factories, profile, ledger, pictured) -> None:
+def test_altered_link_is_401(
+    request, api, wait, factories, profile, ledger, pictured, control_or_none
+) -> None:
     photo, thumbnail = _links(profile, pictured[1])
-    # Another record's photo: the group's user with one (group.pictured_user).
-    other, _ = _links(profile, group.pictured_user(request, api, factories).read)
+    # Another person's photo: the group's emptied one where the target has a control plane
+    # (its file exists, only its bytes are gone, and the signature is judged first), else
+    # one made here.
+    if control_or_none is not None:
+        other, _ = _links(profile, records.emptied(request, api, factories, control_or_none).read)
+    else:
+        other, _ = _photo_links(api, factories, profile)
     for link in (photo, thumbnail):
         first = link.signature[0]
         forged = ("B" if first == "A" else "A") + link.signature[1:]
@@ -347,23 +360,37 @@ def test_non_numeric_expiry_is_422(api, wait, profile, pictured) -> None:
 def test_link_to_empty_stored_content_is_404(
     request, api, control, wait, factories, profile
 ) -> None:
-    # The links were handed out before the stored bytes went (group.emptied).
-    links = _links(profile, group.emptied(request, api, factories, control).read)
+    # The links were handed out before the stored bytes went (records.emptied).
+    made = records.emptied(request, api, factories, control)
+    made.observed("emptied")
+    links = _links(profile, made.read)
     for link in links:
         _assert_refused(_get(api, link, wait), 404)
 
 
 @pytest.mark.rule("LINK-404-NONE")
 @pytest.mark.parametrize("resource", [PERSONS, USERS], ids=["person", "user"])
-def test_link_to_deleted_photo_is_404(api, wait, factories, profile, resource: str) -> None:
+def test_link_to_deleted_photo_is_404(
+    request, api, wait, factories, amws_run, profile, control_or_none, resource: str
+) -> None:
     # Stored content with no bytes cannot be made through the API; what a client observes is
     # that a correctly signed link either serves bytes or answers 404, never an empty 200.
-    uuid, read = _with_photo(api, factories, resource)
-    links = _links(profile, read.json())
-    for link in links:
-        response = _get(api, link, wait)
-        assert response.status_code == 200 and len(response.content) > 0
-    assert api.delete(f"{resource}/{uuid}").status_code == 200
+    if resource == PERSONS:
+        # The group's deleted person (records.deleted), created with a photo whose links (as
+        # its read handed them out) were fetched before its delete answered 200.
+        gone = records.deleted(request, api, factories, amws_run, profile, control_or_none, PERSON)
+        gone.observed("claim")  # created with the photoUuid of a fresh upload
+        links = _links(profile, gone.observed("read"))
+        for name in ("photo", "thumbnail"):
+            status, size = gone.observed(f"link {name}")
+            assert status == 200 and size > 0, name
+    else:
+        uuid, read = _with_photo(api, factories, resource)
+        links = _links(profile, read.json())
+        for link in links:
+            response = _get(api, link, wait)
+            assert response.status_code == 200 and len(response.content) > 0
+        assert api.delete(f"{resource}/{uuid}").status_code == 200
     for link in links:
         _assert_refused(_get(api, link, wait), 404)
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from fixtures._limits import body_schema, field_schema
-from suites.rules import _people_records as group
+from suites.rules import _people_records as records
 from suites.rules._people import (
     CREDENTIALS,
     ENVELOPE,
@@ -64,17 +64,17 @@ def each_criterion(suffix: str) -> list[Any]:
 
 # -- the records the searches find ---------------------------------------------------------
 @pytest.fixture
-def found(request, api, factories) -> Callable[[Kind], group.Found]:
-    """The group's :class:`Found` trio of a kind (see :func:`group.found` for why sharing is
+def found(request, api, factories) -> Callable[[Kind], records.Found]:
+    """The group's :class:`Found` trio of a kind (see :func:`records.found` for why sharing is
     safe): the search tests only search them, each asserting on exactly these three."""
-    return lambda kind: group.found(request, api, factories, kind)
+    return lambda kind: records.found(request, api, factories, kind)
 
 
 @pytest.fixture
 def plain(request, api, factories) -> Callable[[Kind], Record]:
     """The group's plain record of a kind: one of the run without the trio's mark (see
-    :func:`group.bare_person`, :func:`group.bare_user`)."""
-    return lambda kind: (group.bare_person if kind is PERSON else group.bare_user)(
+    :func:`records.bare_person`, :func:`records.bare_user`)."""
+    return lambda kind: (records.bare_person if kind is PERSON else records.bare_user)(
         request, api, factories
     )
 
@@ -82,10 +82,10 @@ def plain(request, api, factories) -> Callable[[Kind], Record]:
 @pytest.fixture
 def deleted(
     request, api, factories, amws_run, profile, control_or_none
-) -> Callable[[Kind], group.Deleted]:
-    """The group's deleted record of a kind (see :func:`group.deleted`): the delete tests only
+) -> Callable[[Kind], records.Deleted]:
+    """The group's deleted record of a kind (see :func:`records.deleted`): the delete tests only
     look at what is left of it."""
-    return lambda kind: group.deleted(
+    return lambda kind: records.deleted(
         request, api, factories, amws_run, profile, control_or_none, kind
     )
 
@@ -223,8 +223,9 @@ def test_stepping_start_by_limit_visits_every_match_once(api, factories) -> None
 # -- delete: the record is found nowhere afterwards ---------------------------------------
 @pytest.mark.parametrize("kind", each_kind("DELETE-HARD"))
 def test_deleted_record_is_gone(api, deleted, kind: Kind) -> None:
-    # Found by its mark before its delete answered 200 (checked where it was deleted).
-    uuid, body = deleted(kind).uuid, deleted(kind).body
+    gone = deleted(kind)  # its delete answered 200
+    uuid, body = gone.uuid, gone.body
+    assert gone.observed("search") == [uuid], "before its delete, its mark did not find it"
     assert api.get(f"{kind.path}/{uuid}").status_code == 404
     for criterion in criteria(kind):
         field = MATCHED_ON.get(criterion, criterion)
@@ -248,8 +249,10 @@ def test_delete_keeps_credentials_unassigned(api, factories, amws_run) -> None:
 @pytest.mark.rule("PERS-DELETE-PHONEBOOK")
 @pytest.mark.requires("control")
 def test_delete_withdraws_the_person_from_phonebooks(deleted, control) -> None:
-    # It held an ACTIVE credential and was in a phonebook before its delete (checked there).
-    uuid = deleted(PERSON).uuid
+    gone = deleted(PERSON)  # its delete answered 200
+    uuid = gone.uuid
+    gone.observed("credential")  # it held an ACTIVE credential
+    assert gone.observed("phonebook"), "a person holding an ACTIVE credential is in no phonebook"
     for controller in control.controller_credentials():
         assert uuid not in {p["uuid"] for p in controller["phonebook"]}, controller["controller"]
 
@@ -261,7 +264,8 @@ def test_delete_leaves_no_qr_code_in_its_name(
     """The record's QR code is observable as a QR_CODE credential issued in its name (on the
     virtual reader's list, where the profile has one): after the delete, nothing on the API,
     a reader or (with a control plane) a controller is in its name."""
-    uuid, qr = deleted(kind).uuid, deleted(kind).qr
+    gone = deleted(kind)  # its delete answered 200
+    uuid, qr = gone.uuid, gone.observed("credential")
     reader = profile.section("virtual_reader") or {}
     assert api.get(f"{CREDENTIALS}/{qr}").json()["holderUuid"] is None
     assert api.get(f"{CREDENTIALS}/by-{kind.name}/{uuid}").status_code == 404

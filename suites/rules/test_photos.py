@@ -16,7 +16,8 @@ import pytest
 from PIL import Image
 
 from fixtures.images import jpeg_bytes, png_bytes
-from suites.rules import _people_records as group
+from suites.rules import _people_records as records
+from suites.rules._people import PERSON
 
 UPLOAD = "/api/ws/v1/files/upload"
 FILES = "/api/ws/v1/files"
@@ -104,14 +105,15 @@ def _directives(header: str) -> dict[str, str | None]:
 
 # -- shared records ----------------------------------------------------------------------------
 # The download tests that only read a photo (headers, permissions, format of a JPEG upload, the
-# thumbnail's size) share the group's person with an 800x600 photo (group.pictured, also the
+# thumbnail's size) share the group's person with an 800x600 photo (records.pictured, also the
 # media links' and the claimed-upload delete's) instead of an upload, a create, a read and a
 # cleanup delete each. The self-check builds it anew under each fault (the stored renditions
 # are made while the fault is on). Those about an emptied photo share the group's emptied one
-# (group.emptied, also the empty link's); PNG uploads and a deleted photo keep their own.
+# (records.emptied, also the empty link's), the deleted photo's the group's deleted person
+# (records.deleted, also the delete tests' and the deleted link's); PNG uploads keep their own.
 @pytest.fixture
 def shared_photo_id(request, api: Any, factories: Any) -> str:
-    return _photo_id(group.pictured(request, api, factories).read)
+    return _photo_id(records.pictured(request, api, factories).read)
 
 
 # -- claiming through photoUuid ----------------------------------------------------------------
@@ -140,7 +142,7 @@ def test_never_issued_photo_uuid_is_422(request, api, factories, ledger) -> None
     body = factories.person()
     _assert_refused(api.post(PERSONS, json={**body, "photoUuid": ledger.fresh_uuid()}), 422)
     # The replace goes to the group's plain person (no photo), which it must leave as it was.
-    bare = group.bare_person(request, api, factories)
+    bare = records.bare_person(request, api, factories)
     replaced = api.put(f"{PERSONS}/{bare.uuid}", json={**body, "photoUuid": ledger.fresh_uuid()})
     _assert_refused(replaced, 422)
     read = _read(api, PERSONS, bare.uuid)
@@ -259,21 +261,27 @@ def test_unknown_photo_id_is_404(api, factories, ledger) -> None:
 @pytest.mark.requires("control")
 def test_photo_whose_stored_image_is_empty_is_404(request, api, factories, control) -> None:
     # Storage that lost the bytes can only be staged through the reference control plane.
-    photo_id = _photo_id(group.emptied(request, api, factories, control).read)
+    made = records.emptied(request, api, factories, control)
+    made.observed("emptied")
+    photo_id = _photo_id(made.read)
     for kind in KINDS:
         _assert_refused(api.get(f"{PHOTOS}/{kind}/{photo_id}"), 404)
 
 
 @pytest.mark.rule("PHOTO-404-NONE")
-def test_photo_without_content_is_404_never_an_empty_200(api, factories) -> None:
+def test_photo_without_content_is_404_never_an_empty_200(
+    request, api, factories, amws_run, profile, control_or_none
+) -> None:
     # Whatever the target, a download is real image bytes or 404, never an empty 200,
-    # also once the owning record (and with it the content) is gone.
-    uuid, read, _ = _with_photo(api, factories)
-    photo_id = _photo_id(read)
+    # also once the owning record (and with it the content) is gone: the group's deleted
+    # person (records.deleted), created with a photo whose downloads were taken before its
+    # delete answered 200.
+    gone = records.deleted(request, api, factories, amws_run, profile, control_or_none, PERSON)
+    gone.observed("claim")  # created with the photoUuid of a fresh upload
+    photo_id = _photo_id(gone.observed("read"))
     for kind in KINDS:
-        response = api.get(f"{PHOTOS}/{kind}/{photo_id}")
-        assert response.status_code == 200 and len(response.content) > 0, kind
-    assert api.delete(f"{PERSONS}/{uuid}").status_code == 200
+        status, size = gone.observed(f"download {kind}")
+        assert status == 200 and size > 0, kind
     for kind in KINDS:
         _assert_refused(api.get(f"{PHOTOS}/{kind}/{photo_id}"), 404)
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import spec
-from suites.rules import _people_records as group
+from suites.rules import _people_records as records
 from suites.rules._people import ENVELOPE, USER, search, uuids
 
 USERS = USER.path
@@ -51,19 +51,19 @@ def _stable(api: Any, body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
 
 
 @pytest.fixture
-def trio(request, api, factories) -> group.Found:
+def found(request, api, factories) -> records.Found:
     """The group's three users sharing exactly one last name, each with a first name, e-mail
     address, mobile and identity number of its own (the search tests' trio, see
-    :func:`group.found` for why sharing is safe): the tests here only search and list
+    :func:`records.found` for why sharing is safe): the tests here only search and list
     them, each asserting on these three alone."""
-    return group.found(request, api, factories, USER)
+    return records.found(request, api, factories, USER)
 
 
 @pytest.mark.rule("USER-SEARCH-UNKNOWN-FIELD")
 @pytest.mark.parametrize("name", ["mobile", "identityNumber", "username"])
-def test_unknown_criterion_is_ignored(api, trio, name: str) -> None:
+def test_unknown_criterion_is_ignored(api, found, name: str) -> None:
     # The value is the first user's: were the criterion applied, fewer users would be found.
-    mark, body = trio.mark, trio.trio[0].body
+    mark, body = found.mark, found.trio[0].body
     criterion = {name: body[name] if name != "username" else mark}
     answer, unfiltered = _stable(api, criterion)
     assert answer["totalCount"] == unfiltered["totalCount"] >= 2, "the criterion filtered"
@@ -72,14 +72,14 @@ def test_unknown_criterion_is_ignored(api, trio, name: str) -> None:
 
 # -- the deprecated list -----------------------------------------------------------------
 @pytest.mark.rule("USER-LIST-DEPRECATED")
-def test_deprecated_list_filters_and_pages(api, trio) -> None:
+def test_deprecated_list_filters_and_pages(api, found) -> None:
     assert spec.operation("listUsersDeprecated").raw.get("deprecated") is True
     # Three users sharing exactly one last name; every other field differs.
-    first, body = trio.trio[0].uuid, trio.trio[0].body
-    everyone = sorted(record.uuid for record in trio.trio)
+    first, body = found.trio[0].uuid, found.trio[0].body
+    everyone = sorted(record.uuid for record in found.trio)
     others = set(everyone) - {first}
     shared = {"last_name": body["lastName"]}
-    assert all(record.body["lastName"] == body["lastName"] for record in trio.trio)
+    assert all(record.body["lastName"] == body["lastName"] for record in found.trio)
     response = api.get(USERS, params=shared)
     assert response.status_code == 200, response.text
     page = response.json()
@@ -87,8 +87,8 @@ def test_deprecated_list_filters_and_pages(api, trio) -> None:
     assert sorted(uuids(page)) == everyone
     for param, field in LIST_PARAMS.items():
         if param != "last_name":
-            found = uuids(api.get(USERS, params={param: body[field]}).json())
-            assert first in found and not others & set(found), (param, found)
+            hits = uuids(api.get(USERS, params={param: body[field]}).json())
+            assert first in hits and not others & set(hits), (param, hits)
     low, high = _list_limit_range()
     for limit in (low, high):
         listed = api.get(USERS, params={**shared, "limit": limit}).json()
@@ -104,7 +104,8 @@ def test_deleted_user_is_not_listed(
     request, api, factories, amws_run, profile, control_or_none
 ) -> None:
     """The hard delete is checked on GET and search in test_people_search.py; the deprecated
-    list must not find the user either. The group's deleted user (:func:`group.deleted`)
-    was listed by its e-mail address before its delete answered 200."""
-    gone = group.deleted(request, api, factories, amws_run, profile, control_or_none, USER)
+    list must not find the user either: the group's deleted user (:func:`records.deleted`),
+    whose delete answered 200."""
+    gone = records.deleted(request, api, factories, amws_run, profile, control_or_none, USER)
+    assert gone.uuid in gone.observed("listed"), "before its delete, the list did not find it"
     assert gone.uuid not in uuids(api.get(USERS, params={"email": gone.body["email"]}).json())

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import spec
-from suites.rules import _people_records as group
+from suites.rules import _people_records as records
 from suites.rules._people import CREDENTIALS, USER, created, credential, iso, read_record
 
 USERS = USER.path
@@ -81,12 +81,12 @@ def hosted(request, api, factories, amws_run) -> tuple[str, dict[str, str]]:
     """A host with three invitations open now (two PIN, one QR code): the host and
     registrationId -> type. Shared: the tests only list and read them (nothing cancels or
     answers them), and each asserts on exactly these three. The host is the group's plain
-    user, which no other test gives invitations (see :func:`group.bare_user`).
+    user, which no other test gives invitations (see :func:`records.bare_user`).
 
     Made once per run like its host (never again for a module met anew, which would give
     the same host three more), and asked for with its host each time: a test that fails
     drops both, so the three made again go to a new host that has none."""
-    host = group.bare_user(request, api, factories).uuid
+    host = records.bare_user(request, api, factories).uuid
 
     def build() -> tuple[str, dict[str, str]]:
         now = _now(amws_run)
@@ -96,16 +96,16 @@ def hosted(request, api, factories, amws_run) -> tuple[str, dict[str, str]]:
             made[_invite(api, factories, host, starts, ends, type=kind)] = kind
         return host, made
 
-    return group.run_shared(request).get(request, "hosted", build)
+    return records.run_shared(request).get(request, "hosted", build)
 
 
 @pytest.fixture
 def window_host(request, api, factories) -> str:
     """A host for the window tests: each adds invitations of its own and asserts only that
     those inside are listed and those outside are not, so they can share it. It is the third
-    user of the group's search trio (:func:`group.found`): invitations are no part of what
+    user of the group's search trio (:func:`records.found`): invitations are no part of what
     the search tests look at, and the window tests look at nothing else."""
-    return group.found(request, api, factories, USER).trio[2].uuid
+    return records.found(request, api, factories, USER).trio[2].uuid
 
 
 # -- the invites window ------------------------------------------------------------------
@@ -236,8 +236,8 @@ def _credentials(api: Any, uuid: str) -> list[dict[str, Any]]:
 @pytest.mark.rule("USER-DISABLE", "USER-ENABLE")
 def test_disable_and_enable(request, api, factories) -> None:
     """On the group's plain user (enabled, as created): disabled and enabled again, it reads
-    as before, which every other test sharing it relies on (see :func:`group.bare_user`)."""
-    uuid = group.bare_user(request, api, factories).uuid
+    as before, which every other test sharing it relies on (see :func:`records.bare_user`)."""
+    uuid = records.bare_user(request, api, factories).uuid
     card = factories.credential(userUuid=uuid)
     created(api.post(CREDENTIALS, json=card))
     before, held = _read(api, uuid), _credentials(api, uuid)
@@ -299,10 +299,14 @@ def test_nothing_is_honoured_for_a_deleted_user(
     request, api, factories, amws_run, profile, control_or_none
 ) -> None:
     """Sessions and tokens of a user are not reachable through this interface; what is: no
-    request made for the deleted user is honoured any more, from the very next one on. The
-    group's deleted user (:func:`group.deleted`) held a credential and listed its invites
-    before its delete; the very next request for it, a disable, was refused with 404."""
-    user = group.deleted(request, api, factories, amws_run, profile, control_or_none, USER).uuid
+    request made for the deleted user is honoured any more, from the very next one on: the
+    group's deleted user (:func:`records.deleted`), which held a credential and listed its
+    invites before its delete (200), and was sent a disable right after it."""
+    gone = records.deleted(request, api, factories, amws_run, profile, control_or_none, USER)
+    user = gone.uuid
+    gone.observed("credential")  # it held a credential
+    assert gone.observed("invites") == 200, "its invites were not listed before the delete"
+    assert gone.observed("disable") == 404, "the very next request, a disable, was honoured"
     assert api.put(f"{USERS}/{user}", json=factories.user()).status_code == 404
     for path in ("", "/invites", "/registrations"):
         assert api.get(f"{USERS}/{user}{path}").status_code == 404, path
