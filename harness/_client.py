@@ -220,9 +220,11 @@ class TargetClient:
                     self.session.setup_assumed.setdefault(booking, set()).add(op.operation_id)
                 else:
                     self.session.assumed_operations.add(op.operation_id)
+            # The ledger first: a record made by an answer that breaks a check is still the
+            # run's to remove.
+            self._register(op, path_params, response, json, urlsplit(path).path)
             if checks:
                 self._check(op, json, response, params)
-            self._register(op, path_params, response, json, urlsplit(path).path)
         return response
 
     # -- steps ------------------------------------------------------------------------

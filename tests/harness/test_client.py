@@ -80,3 +80,14 @@ def test_a_credential_put_to_deleted_needs_no_cleanup(status: str, pending: int)
     assert len(client.session.ledger.pending) == pending
     # Still the run's own record: the test may go on changing it.
     assert client.session.ledger.owns(CREDENTIAL)
+
+
+def test_a_create_whose_answer_breaks_a_check_is_still_cleaned_up() -> None:
+    def record_in_the_answer(request: httpx.Request) -> httpx.Response:
+        body = {"code": 201, "message": "success", "uuid": CREDENTIAL, "name": "the record"}
+        return httpx.Response(201, json=body, request=request)
+
+    client = _client_of(record_in_the_answer)
+    with pytest.raises(AssertionError, match="CONV-WRITE-ACKNOWLEDGEMENT"):
+        client.post("/api/ws/v1/departments", json={"name": "the record"})
+    assert [e.uuid for e in client.session.ledger.pending] == [CREDENTIAL]
