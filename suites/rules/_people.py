@@ -18,7 +18,6 @@ import pytest
 
 from fixtures._limits import field_schema
 from fixtures.images import jpeg_bytes
-from harness.plugin import FAULT_PARAM
 
 API = "/api/ws/v1"
 CREDENTIALS = f"{API}/credentials"
@@ -105,47 +104,26 @@ T = TypeVar("T")
 
 
 class Shared:
-    """Records tests share, each built on first use: a module's (a module-scoped instance),
-    or the whole group's (``scope`` "people": :func:`suites.rules._people_records.run_shared`).
-
-    Under the self-check's fault matrix every fault gets records of its own, built while that
-    fault is switched on: a fault in the write path still meets the records its tests read.
-    Outside a matrix (fault None) each record is built once per module, or once per run for
-    the group's (per xdist worker: each has a session of its own).
-    A test that fails drops the records it used: a target that changed one where it should
-    have refused (the failure) hands the next test a fresh record, not the changed one, so a
-    failure stays with the test that found it."""
+    """Records tests share, each built on first use through :meth:`harness.Run.shared`: a
+    module's (a module-scoped instance), or the whole group's (``scope`` "people":
+    :func:`suites.rules._people_records.run_shared`). Each is booked as a set-up of its own,
+    ``<scope or module>::<name>``, not to whichever test happens to ask first; per fault of a
+    fault matrix, and dropped after a test that used it failed (see ``Run.shared``)."""
 
     def __init__(self, scope: str | None = None) -> None:
-        self._built: dict[tuple[str, str | None], Any] = {}
         self.scope = scope  # the set-ups' prefix; None: the asking test's module
 
+    def _setup(self, request: pytest.FixtureRequest, name: str) -> str:
+        return f"{self.scope or request.node.module.__name__}::{name}"
+
     def get(self, request: pytest.FixtureRequest, name: str, build: Callable[[], T]) -> T:
-        callspec = getattr(request.node, "callspec", None)
-        key = (name, callspec.params.get(FAULT_PARAM) if callspec else None)
-        # Booked as a set-up of its own, not to whichever test happens to ask first.
-        run = request.getfixturevalue("amws_run")
-        setup = f"{self.scope or request.node.module.__name__}::{name}"
-        if key not in self._built:
-            with run.sharing(setup):
-                self._built[key] = build()
-        else:
-            run.sharing_used(setup)
-        # The call's report is logged (and counted) before the test's fixtures are torn down.
-        failed_before = request.session.testsfailed
-
-        def forget_after_failure() -> None:
-            if request.session.testsfailed > failed_before:
-                self._built.pop(key, None)
-
-        request.addfinalizer(forget_after_failure)
-        return self._built[key]
+        made: T = request.getfixturevalue("amws_run").shared(self._setup(request, name), build)
+        return made
 
     def forget(self, request: pytest.FixtureRequest, name: str) -> None:
-        """Drop the record ``name`` (of the asking test's fault): a test that changed it
-        outside its own rule hands the next test a new one without failing for it."""
-        callspec = getattr(request.node, "callspec", None)
-        self._built.pop((name, callspec.params.get(FAULT_PARAM) if callspec else None), None)
+        """Drop the record ``name``: a test that changed it outside its own rule hands the
+        next test a new one without failing for it."""
+        request.getfixturevalue("amws_run").forget_shared(self._setup(request, name))
 
 
 @dataclass(frozen=True)
