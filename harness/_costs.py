@@ -19,15 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._plan import COST_TABLE, CostTable
+from harness._plan import COST_TABLE, CostTable, without_fault
 from harness._preflight import PREFLIGHT
 from harness._spend import SETUP
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _without_fault(nodeid: str, fault: str) -> str:
-    return nodeid.replace(f"-fault={fault}]", "]").replace(f"[fault={fault}]", "")
 
 
 def kills_from_matrix(matrix: dict[str, Any]) -> dict[str, list[str]]:
@@ -35,7 +31,7 @@ def kills_from_matrix(matrix: dict[str, Any]) -> dict[str, list[str]]:
     kills: dict[str, list[str]] = {}
     for fault in matrix["faults"]:
         for nodeid in fault["failed_tests"]:
-            kills.setdefault(_without_fault(nodeid, fault["name"]), []).append(fault["name"])
+            kills.setdefault(without_fault(nodeid, fault["name"]), []).append(fault["name"])
     return kills
 
 

@@ -85,6 +85,16 @@ class CostTable:
         return dict(self.setups.get(name, {}).get("units", {}))
 
 
+def without_fault(nodeid: str, fault: str) -> str:
+    """A fault matrix's test id back to the plain one (the cost table's): its fault parameter
+    may stand alone, first or last among the test's own parameters."""
+    return (
+        nodeid.replace(f"[fault={fault}]", "")
+        .replace(f"[fault={fault}-", "[")
+        .replace(f"-fault={fault}]", "]")
+    )
+
+
 def stale(
     table: CostTable,
     measured: Mapping[str, Mapping[str, Any]],

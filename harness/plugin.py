@@ -23,7 +23,7 @@ from harness._booking import Booking, setups_of
 from harness._checks import violated_rules
 from harness._client import TargetClient
 from harness._control import ControlPlane
-from harness._plan import PLANS, CostTable
+from harness._plan import PLANS, CostTable, without_fault
 from harness._planning import Planning
 from harness._preflight import PREFLIGHT, PreflightError
 from harness._preflight import run as preflight
@@ -165,6 +165,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--fault-matrix-out", metavar="FILE", default=None, help=argparse.SUPPRESS)
     group.addoption(
+        "--fault-matrix-every-test", action="store_true", default=False, help=argparse.SUPPRESS
+    )
+    group.addoption(
         "--reference-fault",
         action="append",
         default=[],
@@ -288,8 +291,10 @@ def _switch_reference_fault(request: pytest.FixtureRequest) -> None:
     if fault is None:
         return
     run = request.getfixturevalue("amws_run")
-    if fault in run.killed_faults:
-        # One failing test of the fault's rule proves the point; the rest would only repeat it.
+    every = request.config.getoption("--fault-matrix-every-test")
+    if fault in run.killed_faults and not every:
+        # One failing test of the fault's rule proves the point; the rest would only repeat it
+        # (unless the whole kill matrix is wanted: the cost table's cheapest killers).
         pytest.skip(f"fault {fault} already killed")
     run.switch_fault(fault)
 
@@ -330,7 +335,7 @@ def _plan_key(item: pytest.Item) -> str:
     key, fault = report_key(item.nodeid, item.location), _fault_of(item)
     if fault is None:
         return key
-    return key.replace(f"-fault={fault}]", "]").replace(f"[fault={fault}]", "")
+    return without_fault(key, fault)
 
 
 def _rules_of(item: pytest.Item) -> list[str]:

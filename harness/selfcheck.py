@@ -99,11 +99,17 @@ def _chunks(faults: list[Fault], rule_map: dict[str, list[str]], count: int) -> 
 
 
 def run_matrix(
-    faults: list[Fault], rule_map: dict[str, list[str]], workers: int, plan: str = "deep"
+    faults: list[Fault],
+    rule_map: dict[str, list[str]],
+    workers: int,
+    plan: str = "deep",
+    every_test: bool = False,
 ) -> list[Outcome]:
+    extra = ["--plan", plan] + (["--fault-matrix-every-test"] if every_test else [])
+
     def one(group: list[Fault]) -> dict:
         files = _files_of(rule_map, {f.rule for f in group})
-        return _run_matrix(files, [f.name for f in group], ["--plan", plan]) if files else {}
+        return _run_matrix(files, [f.name for f in group], extra) if files else {}
 
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
@@ -166,6 +172,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="deep",
         help="draw each rule's tests only from this run plan's selection (default: all)",
     )
+    parser.add_argument(
+        "--every-test",
+        action="store_true",
+        help="run every test of a fault's rule under it, not only until one fails: the "
+        "whole kill matrix, for the cost table (each fault's cheapest killer)",
+    )
     args = parser.parse_args(argv)
     names = args.faults.split(",") if args.faults else list(CATALOGUE)
     unknown = [n for n in names if n not in CATALOGUE]
@@ -203,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(baseline.stdout[-3000:])
             return 2
         print(f"baseline: the tests of {len(rules)} rules pass on the correct server")
-    outcomes = run_matrix(faults, rule_map, args.workers, args.plan)
+    outcomes = run_matrix(faults, rule_map, args.workers, args.plan, args.every_test)
     width = max(len(o.name) for o in outcomes)
     for o in outcomes:
         mark = "killed  " if o.killed else "SURVIVED"

@@ -193,3 +193,13 @@ def test_certify_keeps_a_killer_of_each_fault_of_the_rules_it_decides() -> None:
     # The cheap test decides the rule but does not catch its fault: the killer is kept
     # instead; the fault of a rule certify does not decide asks for nothing.
     assert build("certify", table).keeps == {"m::strong"}
+
+
+def test_a_fault_matrix_id_maps_back_to_the_plain_test() -> None:
+    from harness._plan import without_fault
+
+    base = "suites/rules/t.py::test_x"
+    assert without_fault(f"{base}[fault=f1]", "f1") == base
+    assert without_fault(f"{base}[fault=f1-Group]", "f1") == f"{base}[Group]"
+    assert without_fault(f"{base}[Group-fault=f1]", "f1") == f"{base}[Group]"
+    assert without_fault(f"{base}[fault=f1-x-y]", "f1") == f"{base}[x-y]"
