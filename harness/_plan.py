@@ -16,6 +16,7 @@ never changes one. What it leaves out is reported as *not run (plan)*.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,10 +206,12 @@ def build(name: str, table: CostTable) -> Plan:
         if e.startswith(covers) and covers
     }
     decided = certifying_rules(table) if name == "certify" else set(rules["rules"])
-    # A plan keeps a test that kills each fault of the rules it decides (where the table
-    # knows the kill matrix), so the plan alone still proves its tests can fail.
+    # A plan keeps a test that kills each fault of the rules it proves (where the table knows
+    # the kill matrix), so the plan alone still proves its tests can fail: certify proves every
+    # normative rule it runs a test of (those it reports informatively too), the gate its own.
+    proves = decided | _normative() if name == "certify" else decided
     breaks = table.measured.get("faults", {})
-    elements = {e for e in elements if not e.startswith("fault:") or breaks.get(e[6:]) in decided}
+    elements = {e for e in elements if not e.startswith("fault:") or breaks.get(e[6:]) in proves}
     universe = decided | elements
     candidates = [table.candidate(n) for n in sorted(table.tests)]
     deep_only = tuple(rules.get("deep_only", ())) or ("\0",)
@@ -225,8 +228,44 @@ def build(name: str, table: CostTable) -> Plan:
         left = universe - {e for c in chosen for e in c.decides}
         if left:
             chosen += cover(left, pool, table)
+    if "fault_share" in rules:
+        chosen += _proving(chosen, pools[0], table, float(rules["fault_share"]))
     covered = {e for c in chosen for e in c.decides}
     return Plan(name, frozenset(c.nodeid for c in chosen), tuple(sorted(universe - covered)), False)
+
+
+def _normative() -> set[str]:
+    return {rule.id for rule in spec.rules() if rule.normative}
+
+
+def _proving(
+    chosen: list[Candidate], pool: list[Candidate], table: CostTable, share: float
+) -> list[Candidate]:
+    """The cheapest killers of other faults of the catalogue, added until the plan's tests
+    kill ``share`` of it (per the table's kill matrix): the faults of assumed rules, whose
+    tests a plan keeps only for what they prove."""
+
+    def faults(candidate: Candidate) -> set[str]:
+        return {e for e in candidate.decides if e.startswith("fault:")}
+
+    wanted = math.ceil(share * len(table.measured.get("faults", {})))
+    proven = {f for c in chosen for f in faults(c)}
+    paid = {s for c in chosen for s in c.uses}
+    taken = {c.nodeid for c in chosen}
+    added: list[Candidate] = []
+    while len(proven) < wanted:
+        options = [c for c in pool if c.nodeid not in taken and faults(c) - proven]
+        if not options:
+            break
+        best = min(
+            options,
+            key=lambda c: (_price(c, paid, table) / len(faults(c) - proven), c.nodeid),
+        )
+        added.append(best)
+        taken.add(best.nodeid)
+        proven |= faults(best)
+        paid |= best.uses
+    return added
 
 
 def units_of(nodeids: Iterable[str], table: CostTable) -> dict[str, int]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import _plan
 from harness._plan import Candidate, CostTable, build, cover, stale, units_of
 
 
@@ -155,7 +156,9 @@ def test_a_test_that_skipped_where_measured_is_the_last_resort() -> None:
     assert build("certify", only).keeps == {"suites/rules/a.py::runs"}
 
 
-def test_certify_keeps_a_killer_of_each_fault_of_the_rules_it_decides() -> None:
+def test_certify_keeps_a_killer_of_each_fault_of_the_rules_it_decides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from harness._costs import kills_from_matrix
 
     matrix = {
@@ -191,8 +194,25 @@ def test_certify_keeps_a_killer_of_each_fault_of_the_rules_it_decides() -> None:
     )
     table.measured = {"faults": {f["name"]: f["rule"] for f in matrix["faults"]}}
     # The cheap test decides the rule but does not catch its fault: the killer is kept
-    # instead; the fault of a rule certify does not decide asks for nothing.
+    # instead; the fault of an assumed rule asks for nothing (without a fault share).
+    rules = _plan.plan_rules()
+    del rules["certify"]["fault_share"]
+    monkeypatch.setattr(_plan, "plan_rules", lambda: rules)
     assert build("certify", table).keeps == {"m::strong"}
+
+
+def test_certify_adds_the_cheapest_killers_of_other_faults_up_to_its_share() -> None:
+    table = _table(
+        **{
+            "m::strong": {"units": {"full": 90}, "decides": ["DEPT-WRITE-ACK"]},
+            "m::dear": {"units": {"full": 400}, "covers": ["fault:assumed-one"]},
+            "m::cheap": {"units": {"full": 40}, "covers": ["fault:assumed-one"]},
+        }
+    )
+    table.measured = {"faults": {"assumed-one": "INV-UPDATE-200"}}
+    # One fault in the catalogue, no killer kept for the rules decided: the share (96 %)
+    # asks for a killer of it, and the cheaper one is taken.
+    assert build("certify", table).keeps == {"m::strong", "m::cheap"}
 
 
 def test_a_fault_matrix_id_maps_back_to_the_plain_test() -> None:
