@@ -8,17 +8,16 @@ detail (a 405 without an Allow header).
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from tests._threaded import ThreadedServer
 
 # (the request as received, the reference server's answer) -> the answer the caller gets
 Rewrite = Callable[[Request, httpx.Response], Response]
@@ -61,21 +60,11 @@ class Proxy:
 
         methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
         app = Starlette(routes=[Route("/{path:path}", forward, methods=methods)])
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._served = ThreadedServer(app, "proxy")
 
     def __enter__(self) -> Proxy:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("proxy did not start")
-            time.sleep(0.01)
-        port = self._server.servers[0].sockets[0].getsockname()[1]
-        self.base_url = f"http://127.0.0.1:{port}"
+        self.base_url = self._served.__enter__().base_url
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
+        self._served.__exit__(*exc)

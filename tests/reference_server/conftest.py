@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from reference_server import bootstrap, build_server, create_app
 from reference_server._state import Server
+from tests._threaded import ThreadedServer
 
 
 class LiveServer:
@@ -27,27 +25,15 @@ class LiveServer:
         documented_buckets: bool = False,
     ) -> None:
         self.server: Server = build_server(db, faults, documented_buckets=documented_buckets)
-        config = uvicorn.Config(
-            create_app(self.server), host="127.0.0.1", port=0, log_level="warning"
-        )
-        self._uvicorn = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._uvicorn.run, daemon=True)
+        self._served = ThreadedServer(create_app(self.server), "reference server")
 
     def __enter__(self) -> LiveServer:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._uvicorn.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("reference server did not start")
-            time.sleep(0.01)
-        port = self._uvicorn.servers[0].sockets[0].getsockname()[1]
-        self.base_url = f"http://127.0.0.1:{port}"
+        self.base_url = self._served.__enter__().base_url
         self.profile: dict[str, Any] = bootstrap.profile(self.server, self.base_url)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._uvicorn.should_exit = True
-        self._thread.join(timeout=10)
+        self._served.__exit__(*exc)
 
     def client(self, key: str | None = "full", *, bearer: bool = False) -> httpx.Client:
         headers = {}

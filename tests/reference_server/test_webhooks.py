@@ -14,7 +14,6 @@ import hashlib
 import hmac
 import json
 import secrets
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -24,7 +23,6 @@ from typing import Any
 import httpx
 import jsonschema
 import pytest
-import uvicorn
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
@@ -32,6 +30,7 @@ import spec
 from reference_server._time import format_instant
 from reference_server.webhooks import emit
 from reference_server.webhooks.receiver import Inbox, create_receiver
+from tests._threaded import ThreadedServer
 from tests.reference_server.conftest import LiveServer
 from tests.reference_server.test_virtual_reader import (
     READ,
@@ -73,23 +72,14 @@ class Receiver:
     def __init__(self, port: int = 0, **settings: Any) -> None:
         self.app = create_receiver(**settings)
         self.inbox: Inbox = self.app.state.inbox
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._served = ThreadedServer(self.app, "receiver", port=port)
 
     def __enter__(self) -> Receiver:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            assert time.monotonic() < deadline, "receiver did not start"
-            time.sleep(0.01)
-        port = self._server.servers[0].sockets[0].getsockname()[1]
-        self.base_url = f"http://127.0.0.1:{port}"
+        self.base_url = self._served.__enter__().base_url
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
+        self._served.__exit__(*exc)
 
     def urls(self) -> dict[str, str]:
         return {setting: self.base_url + path for setting, path in URL_PATHS.items()}
