@@ -271,6 +271,10 @@ def test_phone_pattern(value: str, ok: bool) -> None:
         ("2026-03-01T09:00:30.000+24:00", False),
         ("2026-12-31T23:59:59.999-23:59", True),
         ("0000-01-01T00:00:00", False),  # ISO 8601 has a year 0 only by agreement
+        ("7039-11-31T09:20:00Z", False),  # November has 30 days (found by schemathesis)
+        ("2026-02-30T09:20:00Z", False),
+        ("2028-02-29T09:20:00Z", True),  # a leap day (2026-02-29 too: a pattern keeps no calendar)
+        ("2026-12-31T09:20:00Z", True),
         ("0001-01-01T00:00:00Z", True),
     ],
 )
