@@ -62,8 +62,9 @@ _VISITOR_FIELDS = {
 
 # -- comparing values ---------------------------------------------------------------------
 def _compact(value: Any) -> str:
-    """Identifier form: letters and digits only, case folded ("CA 123-45" == "ca12345")."""
-    return re.sub(r"[\W_]", "", str(value)).casefold() if value else ""
+    """Identifier form: without white space and ASCII punctuation, case folded ("CA 123-45" ==
+    "ca12345"); the spec's entry overlay spells out the same classes."""
+    return re.sub(r"[\s!-/:-@\[-`{-~]", "", str(value)).casefold() if value else ""
 
 
 def _name(value: Any) -> str:
