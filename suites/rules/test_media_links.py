@@ -157,7 +157,9 @@ def _assert_refused(response: httpx.Response, status: int) -> None:
     """A refusal with the JSON error body and no image bytes."""
     assert response.status_code == status, (response.status_code, response.text[:200])
     assert not response.headers.get("content-type", "").startswith("image/")
-    assert response.json()["code"] == status
+    # A JSON failure body; that its code repeats the status is only our reading
+    # (ERR-BODY-CODE-IS-STATUS, assumed), not asked of the target here.
+    assert isinstance(response.json(), dict), response.text[:200]
 
 
 def _decoded(data: bytes) -> Image.Image:

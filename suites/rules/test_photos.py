@@ -91,7 +91,10 @@ def _assert_refused(response: Any, status: int) -> None:
     """A refusal with the JSON error body and no image bytes."""
     assert response.status_code == status, (response.status_code, response.text[:200])
     assert not response.headers.get("content-type", "").startswith("image/")
-    assert response.json()["code"] == status
+    # The documented failure body: an integer code (equal to the status only by our reading,
+    # ERR-BODY-CODE-IS-STATUS, assumed) and a reason.
+    body = response.json()
+    assert isinstance(body.get("code"), int) and isinstance(body.get("reason"), str), body
 
 
 def _directives(header: str) -> dict[str, str | None]:
