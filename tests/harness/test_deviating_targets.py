@@ -133,3 +133,35 @@ def test_acknowledgement_code_and_extra_fields_are_not_normative(
     assert document["rules"]["CONV-WRITE-ACKNOWLEDGEMENT"]["verdict"] == "passed"
     assert document["rules"]["CONV-ACK-CODE-IS-STATUS"]["verdict"] == "failed"
     assert document["verdict"] == "incomplete"  # a partial run, nothing normative broken
+
+
+def test_error_bodies_with_a_code_of_their_own_break_only_the_assumed_rule(
+    server: LiveServer, tmp_path: Path
+) -> None:
+    """The documents give a failure body {code: integer, reason}; that the code repeats the
+    HTTP status is our reading (ERR-BODY-CODE-IS-STATUS), and nothing forbids a key of the
+    target's own. A target whose failure bodies differ only so passes the normative rules."""
+
+    def rewrite(request: Request, answer: httpx.Response) -> Response:
+        try:
+            body = answer.json()
+        except ValueError:
+            return passed_on(answer)
+        if answer.status_code >= 400 and isinstance(body, dict) and "reason" in body:
+            body = {**body, "code": 1, "traceId": "t-1"}
+            return passed_on(answer, content=json.dumps(body).encode())
+        return passed_on(answer)
+
+    code, document = _run(
+        server,
+        rewrite,
+        tmp_path,
+        "suites/rules/test_roles.py",
+        "suites/rules/test_files.py",
+        "suites/rules/test_errors.py",
+        "-k",
+        "unknown or refus or 403 or type or code",
+    )
+    assert _failed_normative(document) == [], document["root_causes"]
+    assert document["rules"]["ERR-BODY-CODE-IS-STATUS"]["verdict"] == "failed"
+    assert code == pytest.ExitCode.TESTS_FAILED  # the assumed rule's own tests fail
