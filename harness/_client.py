@@ -12,6 +12,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -66,6 +67,11 @@ class Session:
     observing: bool = True
     spend: Spend = field(default_factory=Spend)
     health: Health = field(default_factory=Health)
+    # Called before each request of a test (not of the cleanup): raises to end the test when
+    # the run's deadline leaves no more time than the cleanup needs.
+    before_request: Callable[[], None] | None = None
+    # Holds an interrupt back from a create's send until its record is in the ledger.
+    shield: Callable[[], AbstractContextManager[None]] = nullcontext
 
     @property
     def booking(self) -> str:
@@ -186,45 +192,55 @@ class TargetClient:
         if self.header is not None and op is not None and op.keyed:
             all_headers.setdefault("Authorization", self.header)
         wait, attempts = 1.0, 0
-        while True:
-            if pace and self.pacer is not None and op is not None and op.keyed:
-                self.pacer.acquire(FAILED_AUTH_COST if self.failing else int(op.rate_cost or 0))
-            request = self._http.build_request(
-                method,
-                path,
-                json=send_json,
-                content=content,
-                files=files,
-                params=params,
-                headers=all_headers,
-            )
-            response = self._send(request)
-            self._book(op, response, retry_429)
-            if response.status_code != 429 or not retry_429 or attempts >= MAX_429_RETRIES:
-                break
-            # Retry-After is a lower bound (buckets are per node); double on each further 429.
-            if self.pacer is not None:
-                self.pacer.drained()
-            advised = response.headers.get("retry-after", "")
-            wait = max(wait * 2 if attempts else 0, float(advised) if advised.isdigit() else wait)
-            time.sleep(wait)
-            attempts += 1
-        if self.encryption and not raw:
-            response = self._decrypted(response)
-        self._record(method, response, json)
-        if op is not None:
-            self.session.coverage[op.operation_id] += 1
-            if op.assumed and self.session.observing:
-                booking = self.session.booking
-                if booking.startswith(SETUP):
-                    self.session.setup_assumed.setdefault(booking, set()).add(op.operation_id)
-                else:
-                    self.session.assumed_operations.add(op.operation_id)
-            # The ledger first: a record made by an answer that breaks a check is still the
-            # run's to remove.
-            self._register(op, path_params, response, json, urlsplit(path).path)
-            if checks:
-                self._check(op, json, response, params)
+        creates = op is not None and op.creates
+        with ExitStack() as held:
+            while True:
+                if self.session.observing and self.session.before_request is not None:
+                    self.session.before_request()
+                if pace and self.pacer is not None and op is not None and op.keyed:
+                    cost = FAILED_AUTH_COST if self.failing else int(op.rate_cost or 0)
+                    self.pacer.acquire(cost)
+                request = self._http.build_request(
+                    method,
+                    path,
+                    json=send_json,
+                    content=content,
+                    files=files,
+                    params=params,
+                    headers=all_headers,
+                )
+                if creates:  # from the send until the ledger has the record (see shield)
+                    held.enter_context(self.session.shield())
+                response = self._send(request)
+                self._book(op, response, retry_429)
+                if response.status_code != 429 or not retry_429 or attempts >= MAX_429_RETRIES:
+                    break
+                held.close()  # refused: nothing was made, an interrupt held back may stop now
+                # Retry-After is a lower bound (buckets are per node); double on each 429.
+                if self.pacer is not None:
+                    self.pacer.drained()
+                advised = response.headers.get("retry-after", "")
+                wait = max(
+                    wait * 2 if attempts else 0, float(advised) if advised.isdigit() else wait
+                )
+                time.sleep(wait)
+                attempts += 1
+            if self.encryption and not raw:
+                response = self._decrypted(response)
+            self._record(method, response, json)
+            if op is not None:
+                self.session.coverage[op.operation_id] += 1
+                if op.assumed and self.session.observing:
+                    booking = self.session.booking
+                    if booking.startswith(SETUP):
+                        self.session.setup_assumed.setdefault(booking, set()).add(op.operation_id)
+                    else:
+                        self.session.assumed_operations.add(op.operation_id)
+                # The ledger first: a record made by an answer that breaks a check is still
+                # the run's to remove.
+                self._register(op, path_params, response, json, urlsplit(path).path)
+        if op is not None and checks:
+            self._check(op, json, response, params)
         return response
 
     # -- steps ------------------------------------------------------------------------

@@ -1,4 +1,10 @@
-"""The cleanup ledger: every record a run creates, deleted again at the end, newest first."""
+"""The cleanup ledger: every record a run creates, deleted again at the end, newest first.
+
+What is pushed to door hardware goes first (doc2 § Credentials: an ACTIVE credential sits on the
+controllers; a person is in their phonebooks; a watchlist flags them), so a cleanup cut short
+leaves no card that opens a door. With a :class:`~harness._journal.Journal`, every event is
+also written to the run's ledger file as it happens.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from typing import Any
 import httpx
 
 import spec
+from harness._journal import Journal, Made
 
 
 @dataclass(frozen=True)
@@ -56,14 +63,24 @@ def ends_record(operation_id: str, body: Any) -> bool:
     )
 
 
+# What the creates of these operations make is pushed to door hardware: deleted first.
+HARDWARE_FIRST = {"createCredential": 0, "createPerson": 1, "createWatchlist": 1}
+
+
+def hardware_rank(entry: Entry) -> int:
+    """0 and 1 for records on the hardware (credentials before the rest), 2 otherwise."""
+    return HARDWARE_FIRST.get(entry.label, 2)
+
+
 class Ledger:
     """Remembers what the run created; only those records may be changed or deleted."""
 
-    def __init__(self) -> None:
+    def __init__(self, journal: Journal | None = None) -> None:
         self._entries: list[Entry] = []
         self._mine: set[str] = set()
         self._lock = threading.Lock()
         self.gone = 0  # cleanup deletes answered 404: requests the ledger could have saved
+        self.journal = journal
 
     def register(
         self, uuid: str, delete_path: str | None, key: str, label: str, test: str = ""
@@ -71,6 +88,8 @@ class Ledger:
         with self._lock:
             self._entries.append(Entry(uuid, delete_path, key, label, test))
             self._mine.add(uuid.lower())
+        if self.journal is not None:
+            self.journal.made(Made(uuid, delete_path, key, label))
 
     def fresh_uuid(self) -> str:
         """A UUID no record has: safe to address in not-found tests."""
@@ -86,6 +105,8 @@ class Ledger:
         """The record is gone already (a test deleted it)."""
         with self._lock:
             self._entries = [e for e in self._entries if e.uuid.lower() != uuid.lower()]
+        if self.journal is not None:
+            self.journal.gone(uuid)
 
     def deleted(self, path: str) -> None:
         """A delete of ``path`` succeeded: that record, and every record addressed below it (a
@@ -98,6 +119,8 @@ class Ledger:
                 if not e.delete_path
                 or (e.delete_path != path and not e.delete_path.startswith(path + "/"))
             ]
+        if self.journal is not None:
+            self.journal.gone_below(path)
 
     @property
     def pending(self) -> list[Entry]:
@@ -107,13 +130,17 @@ class Ledger:
         self,
         send: Callable[[Entry], httpx.Response],
         unreachable: Callable[[], bool] = lambda: False,
+        hardware_only: Callable[[], bool] = lambda: False,
     ) -> list[str]:
-        """Delete newest first (children before parents); return what could not be removed.
+        """Delete what is on door hardware first, then the rest newest first (children before
+        parents); return what could not be removed.
 
         A record addressed below another the cleanup deletes (a watchlist's entries) is not
         sent a delete of its own: the parent's delete is hard and takes it along (doc2 §
         Watchlists). Once a delete gets no answer and ``unreachable`` says the target is gone,
-        the rest are reported as left behind rather than each waiting for its own time-out."""
+        the rest are reported as left behind rather than each waiting for its own time-out.
+        Once ``hardware_only`` says so (the user interrupted the cleanup again), the records on
+        no hardware are left for a sweep."""
         with self._lock:
             entries, self._entries = list(reversed(self._entries)), []
         below: dict[str, list[Entry]] = {}  # a parent's delete path -> the records it carries
@@ -131,8 +158,13 @@ class Ledger:
         carried = {id(e) for children in below.values() for e in children}
         problems: list[str] = []
         stayed: set[str] = set()
-        queue = [e for e in entries if id(e) not in carried]
+        # sorted() is stable: newest first still holds within each rank.
+        queue = sorted((e for e in entries if id(e) not in carried), key=hardware_rank)
         for done, entry in enumerate(queue):
+            if hardware_rank(entry) == 2 and hardware_only():
+                problems += [f"{e.label} {e.uuid}: left for a sweep" for e in queue[done:]]
+                stayed.update(e.delete_path for e in queue[done:] if e.delete_path)
+                break
             if entry.delete_path is None:
                 problems.append(f"{entry.label} {entry.uuid}: the API offers no delete")
                 continue
@@ -156,6 +188,8 @@ class Ledger:
                     f"{entry.label} {entry.uuid}: delete answered {response.status_code}"
                 )
                 stayed.add(entry.delete_path)
+            elif self.journal is not None:
+                self.journal.gone_below(entry.delete_path)
         problems += [
             f"{child.label} {child.uuid}: not deleted, the record it belongs to stayed"
             for parent in sorted(stayed)

@@ -8,6 +8,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import httpx
@@ -17,6 +19,8 @@ from harness._client import Session, TargetClient
 from harness._control import ControlPlane
 from harness._embedded import EmbeddedServer
 from harness._health import DEFAULT_REQUEST_SECONDS, Health
+from harness._interrupts import Interrupts
+from harness._journal import SUFFIX, Journal
 from harness._ledger import Entry, Ledger
 from harness._pacing import Pacer
 from harness._profile import Profile, load
@@ -61,6 +65,9 @@ class Run:
     request_seconds: float = DEFAULT_REQUEST_SECONDS  # the longest one request may take
     # Told, with the bucket's name, before the client pauses for a bucket's refill.
     on_wait: Callable[[str, float], None] | None = None
+    # Where a run against a target of its own writes its ledger through (None: nowhere).
+    state_dir: Path | None = None
+    interrupts: Interrupts | None = None
 
     def load_profile(self) -> Profile | None:
         """Validate an explicit profile early (a bad one stops the run before any test)."""
@@ -79,12 +86,35 @@ class Run:
         assert profile is not None
         self.session = Session(
             base_url=profile.base_url,
-            ledger=Ledger(),
+            ledger=Ledger(self._journal(profile)),
             secrets=profile.secrets(),
             health=Health(request_seconds=self.request_seconds),
         )
+        if self.interrupts is not None:
+            self.session.shield = self.interrupts.deferred
         self.started = True
         return profile
+
+    def _journal(self, profile: Profile) -> Journal | None:
+        """The run's ledger file, for a target that outlives the run (not the embedded one)."""
+        if self.target is None or self.state_dir is None:
+            return None
+        return Journal(
+            self.state_dir / f"{self.run_id}{SUFFIX}",
+            {
+                "run_id": self.run_id,
+                "profile": str(Path(self.target).resolve()),
+                "name": profile.name,
+                "base_url": profile.base_url,
+                "started": datetime.now(UTC).isoformat(timespec="seconds"),
+            },
+        )
+
+    @property
+    def ledger_file(self) -> Path | None:
+        """The run's ledger file while it exists (the cleanup left records behind)."""
+        journal = self.session.ledger.journal if self.session else None
+        return journal.path if journal is not None and journal.path.exists() else None
 
     @property
     def physical_allowed(self) -> bool:
@@ -283,14 +313,21 @@ class Run:
 
         session.observing = False
         health = session.health
+        interrupts = self.interrupts
         self.cleanup_problems += session.ledger.cleanup(
-            send, unreachable=lambda: health.down and health.failures > 0
+            send,
+            unreachable=lambda: health.down and health.failures > 0,
+            hardware_only=lambda: interrupts is not None and interrupts.hardware_only,
         )
 
     def stop(self) -> None:
         try:
             self.cleanup()
         finally:
+            journal = self.session.ledger.journal if self.session else None
+            if journal is not None:
+                # The file stays while anything is left: it is what a sweep removes.
+                journal.close(empty=not self.cleanup_problems)
             for client in self._clients.values():
                 client.close()
             self._clients.clear()

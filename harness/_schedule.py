@@ -3,7 +3,9 @@
 The plugin asks it three things: which collected tests to keep (the rest are *not run
 (plan)*), the one line printed before the first test (plan, units per bucket, minutes on the
 profile's buckets), and, before each test, whether the test would still end before
-``--max-minutes`` (otherwise it is *not run (time)*, and so is every test after it).
+``--max-minutes`` (otherwise it is *not run (time)*, and so is every test after it). The
+deadline holds for a running test too: once the cleanup needs all the time left, the test's
+next request ends it as *not run (time)* and the cleanup starts.
 """
 
 from __future__ import annotations
@@ -183,6 +185,19 @@ class Schedule:
             return False
         self._paid |= set(self.table.tests.get(nodeid, {}).get("uses", ()))
         return True
+
+    def cleanup_must_start(self, run: Run, pending: Mapping[str, int]) -> bool:
+        """Whether the tests must stop sending now so that the cleanup of ``pending`` units per
+        bucket ends before the deadline: the forecast of a test may be wrong (a target slower
+        than its preflight said), the deadline never is."""
+        if self.deadline is None or run.profile is None:
+            return False
+        model = Model(buckets_of(run.profile), tokens=run.tokens_now())
+        # Twice the measured latency a delete: a slow target's answers vary.
+        needed = model.spend(Step(dict(pending)), 2 * run.latency, False)
+        if time.monotonic() + needed >= self.deadline:
+            self.out_of_time = True
+        return self.out_of_time
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -2,7 +2,8 @@
 
 - ``selfcheck``: proof that every fault of the reference server's catalogue is caught;
 - ``costs``: measure the cost table the run plans are chosen by;
-- ``plan NAME``: print a plan's tests, its units per bucket and what it leaves uncovered.
+- ``plan NAME``: print a plan's tests, its units per bucket and what it leaves uncovered;
+- ``sweep``: remove what an interrupted or killed run left on its target.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+from harness._journal import default_state_dir
 from harness._plan import PLANS, CostTable, build, units_of
 
 
@@ -52,7 +55,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan = commands.add_parser("plan", help="show what a plan runs and spends")
     plan.add_argument("name", choices=PLANS)
     plan.add_argument("--tests", action="store_true", help="list the tests too")
+    sweep = commands.add_parser(
+        "sweep",
+        help="remove what a run left on its target: from its ledger file, else by its name tag",
+    )
+    sweep.add_argument("--target", required=True, metavar="PROFILE", help="the target profile")
+    which = sweep.add_mutually_exclusive_group()
+    which.add_argument(
+        "--run-id",
+        help="the run to sweep: its ledger files (xdist workers' too), else its name tag "
+        "(default: every ledger file left for this target)",
+    )
+    which.add_argument("--ledger", metavar="FILE", help="one ledger file to sweep")
+    sweep.add_argument(
+        "--state-dir",
+        type=Path,
+        default=None,
+        help="where runs wrote their ledger files (default: $AMWS_STATE_DIR, else "
+        "~/.local/state/amws-conformance)",
+    )
+    sweep.add_argument(
+        "--dry-run", action="store_true", help="print what would be deleted, delete nothing"
+    )
     args = parser.parse_args(argv)
+    if args.command == "sweep":
+        from harness._profile import ProfileError
+        from harness._sweep import main as sweep_main
+
+        try:
+            return sweep_main(
+                args.target,
+                args.run_id,
+                args.ledger,
+                args.state_dir or default_state_dir(),
+                args.dry_run,
+            )
+        except ProfileError as error:
+            print(f"amws-conformance sweep: {error}", file=sys.stderr)
+            return 2
     if args.command == "costs":
         from harness._costs import main as costs_main
 

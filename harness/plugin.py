@@ -23,6 +23,8 @@ from harness._booking import Booking, setups_of
 from harness._checks import violated_rules
 from harness._client import TargetClient
 from harness._control import ControlPlane
+from harness._interrupts import Interrupts
+from harness._journal import default_state_dir
 from harness._plan import PLANS, CostTable, without_fault
 from harness._planning import Planning
 from harness._preflight import PREFLIGHT, PreflightError
@@ -151,6 +153,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "as target unreachable",
     )
     group.addoption(
+        "--state-dir",
+        metavar="DIR",
+        default=None,
+        help="where a run against a target writes its ledger as it goes, for amws-conformance "
+        "sweep after a crash (profile: state_dir; default: $AMWS_STATE_DIR, else "
+        "~/.local/state/amws-conformance)",
+    )
+    group.addoption(
         "--no-preflight",
         action="store_true",
         default=False,
@@ -200,6 +210,12 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if timeout:
         run.request_seconds = float(timeout)
+    state = config.getoption("--state-dir") or (
+        run.profile.data.get("state_dir") if run.profile else None
+    )
+    run.state_dir = Path(state) if state else default_state_dir()
+    run.interrupts = Interrupts(say=lambda line: _say(config, line))
+    run.interrupts.install()
     run.seed = config.getoption("--seed")
     if run.seed is None:
         run.seed = (
@@ -213,7 +229,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if table and not Path(table).is_file():
         raise pytest.UsageError(f"--cost-table {table}: no such file")
     schedule = Schedule.for_run(name, CostTable.load(Path(table)) if table else None)
-    minutes = config.getoption("--max-minutes")
+    minutes = config.getoption("--max-minutes") or (
+        run.profile.data.get("max_minutes") if run.profile else None
+    )
     if minutes is not None:
         schedule.deadline = time.monotonic() + minutes * 60
     config.stash[SCHEDULE_KEY] = schedule
@@ -254,6 +272,9 @@ def _say_wait(config: pytest.Config, untold: dict[str, float], bucket: str, seco
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config in _ACTIVE:
         _ACTIVE.remove(config)
+    run = config.stash.get(RUN_KEY, None)
+    if run is not None and run.interrupts is not None:
+        run.interrupts.restore()
 
 
 FAULT_PARAM = "amws_fault"
@@ -411,7 +432,10 @@ def _started(run: Run, config: pytest.Config) -> Profile:
             answers = run.session.spend.elapsed.get(PREFLIGHT)
             if answers:  # the median: the first answer also pays for the connection
                 run.latency = statistics.median(answers)
-        _say(config, config.stash[SCHEDULE_KEY].line(profile, run.latency))
+        schedule = config.stash[SCHEDULE_KEY]
+        _say(config, schedule.line(profile, run.latency))
+        assert run.session is not None
+        run.session.before_request = lambda: _within_deadline(run, schedule)
     except ProfileError as error:
         _stop(config, str(error))
     except PreflightError as error:
@@ -420,6 +444,12 @@ def _started(run: Run, config: pytest.Config) -> Profile:
         where = run.profile.base_url if run.profile else "?"
         _stop(config, f"preflight: profile field base_url: no answer from {where} ({error})")
     return profile
+
+
+def _within_deadline(run: Run, schedule: Schedule) -> None:
+    """End the running test as not run (time) once the cleanup needs all the time left."""
+    if schedule.deadline is not None and schedule.cleanup_must_start(run, run.pending_cleanup()):
+        pytest.skip(f"{TIME_LEFT_OUT}: --max-minutes was reached while it ran; cleanup started")
 
 
 def _stop(config: pytest.Config, reason: str) -> NoReturn:
@@ -475,7 +505,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if run is None:
         return
     try:
-        run.stop()
+        if run.interrupts is not None:
+            with run.interrupts.cleaning():
+                run.stop()
+        else:
+            run.stop()
     finally:
         collector = session.config.stash[COLLECTOR_KEY]
         if hasattr(session.config, "workerinput"):
@@ -487,15 +521,24 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         else:
             problems = collector.cleanup_problems(run)
             if problems:
-                session.config.get_terminal_writer().line(
-                    "cleanup left records behind: " + "; ".join(problems), red=True
-                )
+                writer = session.config.get_terminal_writer()
+                writer.line("cleanup left records behind: " + "; ".join(problems), red=True)
+                if run.target is not None:
+                    writer.line(f"remove them with: {sweep_command(run)}", red=True)
             collector.plan = session.config.stash[SCHEDULE_KEY].describe()
             collector.write(run, session)
         matrix_out = session.config.getoption("--fault-matrix-out")
         if matrix_out:
             with open(matrix_out, "w", encoding="utf-8") as fh:
                 json.dump(collector.by_fault(), fh)
+
+
+def sweep_command(run: Run) -> str:
+    """The command that removes what ``run`` left on its target."""
+    command = f"amws-conformance sweep --target {run.target} --run-id {run.run_id}"
+    if run.state_dir is not None and run.state_dir != default_state_dir():
+        command += f" --state-dir {run.state_dir}"
+    return command
 
 
 @pytest.hookimpl(optionalhook=True)

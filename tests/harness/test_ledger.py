@@ -62,7 +62,34 @@ def test_records_below_a_deleted_parent_go_with_it() -> None:
         return httpx.Response(200)
 
     assert ledger.cleanup(send) == []
-    assert seen == ["d", "w"]
+    assert seen == ["w", "d"]  # the watchlist flags door hardware: it goes first
+
+
+def test_hardware_records_go_first_credentials_before_all() -> None:
+    ledger = Ledger()
+    for uuid, label in [
+        ("p", "createPerson"),
+        ("c", "createCredential"),
+        ("d1", "createDepartment"),
+        ("w", "createWatchlist"),
+        ("d2", "createDepartment"),
+    ]:
+        ledger.register(uuid, f"/things/{uuid}", "full", label)
+    seen: list[str] = []
+    ledger.cleanup(lambda entry: seen.append(entry.uuid) or httpx.Response(200))
+    assert seen == ["c", "w", "p", "d2", "d1"]
+
+
+def test_a_cleanup_told_to_stop_after_the_hardware_leaves_the_rest() -> None:
+    ledger = Ledger()
+    ledger.register("d", "/departments/d", "full", "createDepartment")
+    ledger.register("c", "/credentials/c", "full", "createCredential")
+    seen: list[str] = []
+    problems = ledger.cleanup(
+        lambda entry: seen.append(entry.uuid) or httpx.Response(200), hardware_only=lambda: True
+    )
+    assert seen == ["c"]
+    assert problems == ["createDepartment d: left for a sweep"]
 
 
 def test_records_below_a_parent_that_stayed_are_reported() -> None:
