@@ -1,0 +1,100 @@
+"""A slow target cannot carry a run past ``--max-minutes``: the test running when the time is
+up ends as not run (time), no further test starts, and the cleanup still removes everything.
+
+The target is a served reference server behind a proxy that holds every answer back, slower
+than the run's forecast assumes once the preflight is over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import yaml
+from starlette.requests import Request
+from starlette.responses import Response
+
+from tests._proxy import Proxy, passed_on
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_MINUTES = 0.4
+SLOW_SECONDS = 0.4  # every answer, once the run's preflight is over
+
+
+def _serve(folder: Path) -> tuple[subprocess.Popen[bytes], dict]:
+    profile = folder / "served.yaml"
+    command = [sys.executable, "-m", "reference_server.cli", "serve", "--port", "0"]
+    command += ["--db", ":memory:", "--profile-out", str(profile)]
+    server = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 30
+    while not profile.exists():
+        assert server.poll() is None and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    return server, yaml.safe_load(profile.read_text(encoding="utf-8"))
+
+
+def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -> None:
+    server, served = _serve(tmp_path)
+    answered = 0
+
+    def slow(request: Request, answer: httpx.Response) -> Response:
+        nonlocal answered
+        answered += 1
+        if answered > 40:  # the preflight measured a fast target: the forecast is wrong now
+            time.sleep(SLOW_SECONDS)
+        return passed_on(answer)
+
+    report = tmp_path / "report"
+    state = tmp_path / "state"
+    try:
+        with Proxy(served["base_url"], slow) as proxy:
+            profile = tmp_path / "slow.yaml"
+            profile.write_text(yaml.safe_dump({**served, "base_url": proxy.base_url}))
+            started = time.monotonic()
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "suites/rules/test_reference_data.py",
+                    "suites/rules/test_persons.py",
+                    "-p",
+                    "no:cacheprovider",
+                    "-q",
+                    "--target",
+                    str(profile),
+                    "--plan",
+                    "deep",
+                    "--max-minutes",
+                    str(MAX_MINUTES),
+                    "--state-dir",
+                    str(state),
+                    "--conformance-report",
+                    str(report),
+                ],
+                cwd=ROOT,
+                env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            elapsed = time.monotonic() - started
+    finally:
+        server.kill()
+    output = done.stdout[-3000:] + done.stderr[-2000:]
+    document = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    assert document["undecided"].get("not run (time)"), output
+    assert "--max-minutes was reached while it ran" in done.stdout, output
+    assert any(t["outcome"] == "passed" for t in document["tests"].values()), output
+    assert document["cleanup_problems"] == [], output
+    assert not list(state.glob("*.ledger.jsonl")), "everything made was removed"
+    # The deadline counts from the run's start; the interpreter's own start-up comes first.
+    assert elapsed < MAX_MINUTES * 60 + 15, f"the run took {elapsed:.0f} s: {output}"
