@@ -269,6 +269,19 @@ def _say_wait(config: pytest.Config, untold: dict[str, float], bucket: str, seco
         _say(config, f"amws: paced {untold.pop(bucket):.0f} s on the {bucket} bucket's refill")
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under pytest-xdist the workers run the tests and print nothing: the controller says how
+    to sweep what they make if the run dies."""
+    config = session.config
+    run = config.stash[RUN_KEY]
+    workers = getattr(config.option, "numprocesses", None)
+    if workers and run.target is not None and not hasattr(config, "workerinput"):
+        _say(
+            config,
+            f"amws: workers keep ledgers in {run.state_dir}; if the run dies: {sweep_command(run)}",
+        )
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config in _ACTIVE:
         _ACTIVE.remove(config)
@@ -434,6 +447,8 @@ def _started(run: Run, config: pytest.Config) -> Profile:
                 run.latency = statistics.median(answers)
         schedule = config.stash[SCHEDULE_KEY]
         _say(config, schedule.line(profile, run.latency))
+        if run.ledger_file is not None:
+            _say(config, f"amws: ledger {run.ledger_file}; if the run dies: {sweep_command(run)}")
         assert run.session is not None
         run.session.before_request = lambda: _within_deadline(run, schedule)
     except ProfileError as error:
