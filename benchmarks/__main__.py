@@ -2,7 +2,8 @@
 
 (a) wall time of the conformance suite against the embedded reference server;
 (b) requests per second of the reference server's authenticated read next to a bare ASGI app;
-(c) rate-limit units the run spent, and the minimum wall time they imply on the documented bucket.
+(c) rate-limit units the run spent, and the minimum wall time they imply on the documented bucket;
+(d) latency of a simple read while a near-cap image is uploaded and claimed, and peak memory.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import suite, throughput
+from benchmarks import claim, suite, throughput
 
 HERE = Path(__file__).resolve().parent
 
@@ -122,6 +123,27 @@ def rows_of(results: dict[str, Any]) -> list[tuple[str, str]]:
                 f"load average {bench['load_before']} -> {bench['load_after']}",
             )
         )
+    claimed = results.get("claim")
+    if claimed:
+        for step in ("upload", "claim"):
+            runs = [r[step] for r in claimed["rounds"]]
+            rows.append(
+                (
+                    f"(d) GET {claimed['read']} during {step}",
+                    f"max {claimed[f'{step}_read_max_ms']} ms over {len(runs)} rounds "
+                    f"({', '.join(str(r['max_ms']) for r in runs)} ms; {step} itself "
+                    f"{', '.join(str(r['request_ms']) for r in runs)} ms)",
+                )
+            )
+        rows.append(
+            (
+                "(d) server peak RSS",
+                f"{claimed['peak_rss_mb_at_start']} MiB at start -> "
+                f"{claimed['peak_rss_mb_after']} MiB after (image "
+                f"{claimed['image']['pixels'][0]} x {claimed['image']['pixels'][1]}, "
+                f"{claimed['image']['bytes']} B)",
+            )
+        )
     budget = results.get("rate_budget")
     if budget:
         for name, row in budget["per_bucket"].items():
@@ -148,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="(a) times suites/rules only")
     parser.add_argument("--skip-suite", action="store_true", help="skip (a) and (c)")
     parser.add_argument("--skip-throughput", action="store_true", help="skip (b)")
+    parser.add_argument("--skip-claim", action="store_true", help="skip (d)")
+    parser.add_argument("--claim-rounds", type=int, default=3, help="(d) upload-and-claim rounds")
     parser.add_argument("--requests", type=int, default=3000, help="(b) measured requests")
     parser.add_argument("--warmup", type=int, default=300, help="(b) warm-up requests")
     parser.add_argument("--workers", type=int, default=8, help="(b) concurrent threads")
@@ -190,6 +214,10 @@ def main(argv: list[str] | None = None) -> int:
             args.repeat,
         )
         results["throughput"] = {**bench, "load_before": before, "load_after": load_average()}
+    if not args.skip_claim:
+        before = quiet_enough(args.max_load, args.wait)
+        measured = claim.run(args.claim_rounds)
+        results["claim"] = {**measured, "load_before": before, "load_after": load_average()}
     if not args.skip_suite:
         before = quiet_enough(args.max_load, args.wait)
         ran = suite.run_suite(args.quick, args.suite_timeout)

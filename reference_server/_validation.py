@@ -17,6 +17,7 @@ from jsonschema.exceptions import ValidationError
 
 import spec
 from reference_server._errors import ApiError, invalid_fields
+from reference_server._json_body import nul_fields, truncated_at_nul
 from reference_server._time import normalise
 from reference_server.faults import Faults
 from spec._schemas import pointer as spec_pointer
@@ -146,11 +147,19 @@ def _apply_faults(
     if faults.on("unknown-field-rejected") and isinstance(body, dict):
         for name in sorted(set(body) - _known_fields(schema)):
             errors[name] = "is not a known field"
+    if faults.on("huge-start-fails") and "at most" in errors.get("start", ""):
+        _overflow()
     if faults.on("validation-stops-at-first") and errors:
         errors = dict([next(iter(errors.items()))])
     if faults.on("echo-rejected-value") and isinstance(body, dict):
         errors = {k: f"{v} (got {body.get(k)!r})" for k, v in errors.items()}
     return errors
+
+
+def _overflow() -> None:
+    """``huge-start-fails``: a start past our bound breaks the server as a 32-bit integer
+    conversion would (the catch-all answers the 500)."""
+    raise OverflowError("start does not fit a 32-bit integer")
 
 
 def _integers(schema: Any, body: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +183,13 @@ def validate_body(op: spec.Operation, body: Any, faults: Faults | None = None) -
         pointer = op.raw["requestBody"]["$ref"].removeprefix("#/")
     # The server enforces our assumed constraints too (x-assumed-schema): it is the reference.
     validator = spec.validator_at(pointer + "/content/application~1json/schema", enforced=True)
-    errors = _apply_faults(op, body, content["schema"], _errors_of(validator, body), faults)
+    if faults.on("nul-truncates-text"):
+        body = truncated_at_nul(body)
+    found = _errors_of(validator, body)
+    # Text that holds U+0000 is refused in every field the operation knows (CONV-TEXT-NUL).
+    for name, message in nul_fields(body, _known_fields(content["schema"]), faults).items():
+        found.setdefault(name, message)
+    errors = _apply_faults(op, body, content["schema"], found, faults)
     if errors:
         raise invalid_fields(errors)
     if isinstance(body, dict):
@@ -206,7 +221,9 @@ def _coerce(raw: str, schema: Mapping[str, Any]) -> Any:
     return raw
 
 
-def validate_query(op: spec.Operation, query: Mapping[str, str]) -> dict[str, Any]:
+def validate_query(
+    op: spec.Operation, query: Mapping[str, str], faults: Faults | None = None
+) -> dict[str, Any]:
     """Query parameters of the operation, typed and defaulted; unknown ones are ignored.
 
     A value outside its documented range answers the status the parameter declares in
@@ -224,10 +241,14 @@ def validate_query(op: spec.Operation, query: Mapping[str, str]) -> dict[str, An
                 values[name] = schema["default"]
             continue
         value = _coerce(query[name], schema)
-        validator = spec.validator_for(param.get("schema", {}), enforced=True)
+        # An inline schema's own overlay (a bound we chose) is enforced too.
+        validator = spec.validator_for(spec.merged(param.get("schema", {})), enforced=True)
         broken = next(iter(validator.iter_errors(value)), None)
         if broken is not None:
             errors = {name: _message(broken)}
+            overflow = name == "start" and broken.validator == "maximum"
+            if overflow and faults is not None and faults.on("huge-start-fails"):
+                _overflow()
             status = int(param.get("x-invalid-status", 400))
             if status == 422:
                 raise invalid_fields(errors)

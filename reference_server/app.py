@@ -10,18 +10,26 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import json
+import logging
 import re
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 import spec
-from reference_server import _encryption, _pipeline_faults, _shaping, _validation, domain
+from reference_server import (
+    _encryption,
+    _json_body,
+    _pipeline_faults,
+    _shaping,
+    _validation,
+    domain,
+)
 from reference_server._call import Call
 from reference_server._errors import ApiError, invalid_fields
+from reference_server._http import HEAD_TOO_LONG, MAX_REQUEST_HEAD, head_size
 from reference_server._routing import match
 from reference_server._state import ApiKey, Server
 
@@ -30,6 +38,7 @@ MAX_UPLOAD_BODY = 10 * 1024 * 1024
 FAILED_AUTH_COST = spec.rate_limit().failed_authentication_cost  # no operation carries it
 HEADER_LENGTH = spec.key_header_length()
 RELAY_CONTROL = "Access Control Point Relay Control"
+_log = logging.getLogger("amws.reference")
 
 
 def _is_loopback(host: str) -> bool:
@@ -57,10 +66,37 @@ class ReferenceApp:
             return
         if scope["type"] != "http":
             return
+        request = Request(scope, receive)
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        if head_size(scope) > MAX_REQUEST_HEAD:
+            await self._head_too_long(request)(scope, receive, send)
+            return
+        try:
+            await self._serve(request, scope, receive, watched)
+        except Exception:
+            # The last resort: a failure nobody foresaw still answers the documented body
+            # (the reader's shape on its operations), never uvicorn's text/plain 500.
+            _log.exception("unhandled error answering %s %s", scope["method"], scope["path"])
+            if started:
+                raise  # the answer is half sent; uvicorn can only close the connection
+            failure = ApiError(500, "the server could not complete the request")
+            await _shaping.error_response(failure, request)(scope, receive, send)
+
+    def _head_too_long(self, request: Request) -> Response:
+        if self.server.faults.on("http-layer-plain-text"):
+            return Response("Invalid HTTP request received.", 400, media_type="text/plain")
+        return _shaping.error_response(ApiError(400, HEAD_TOO_LONG), request)
+
+    async def _serve(self, request: Request, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["path"].startswith("/_reference"):
             await self.control(scope, receive, send)
             return
-        request = Request(scope, receive)
         try:
             response = await self._handle(request)
         except ApiError as error:
@@ -118,7 +154,7 @@ class ReferenceApp:
             refusal = error
         self._check_path(op, path_params)
         body = await self._read_body(request, op, key)
-        query = _validation.validate_query(op, request.query_params)
+        query = _validation.validate_query(op, request.query_params, server.faults)
         _pipeline_faults.skew_paging(server.faults, query, body)
         _pipeline_faults.body_uuid_wins(server.faults, op, path_params, body)
         handler = self.handlers.get(op.operation_id)
@@ -238,12 +274,7 @@ class ReferenceApp:
             return None
         if not raw.strip():
             raise ApiError(400, "a JSON body is required")
-        try:
-            body = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            if self.server.faults.on("malformed-json-422"):
-                raise invalid_fields({"body": "is not valid"}) from None
-            raise ApiError(400, "the body is not readable JSON") from None
+        body = _json_body.read(raw, request.headers.get("content-type"), self.server.faults)
         encryption = _pipeline_faults.encryption_of(self.server.faults, key)
         if encryption and isinstance(body, dict):
             body = _encryption.decrypt_request(body, encryption)

@@ -150,6 +150,7 @@ def serve(
     import uvicorn
 
     from reference_server import bootstrap
+    from reference_server._http import uvicorn_options
     from reference_server.app import create_app
 
     server = build_server(db, faults, documented_buckets=documented_buckets)
@@ -168,7 +169,12 @@ def serve(
     if profile_out:
         bootstrap.write_profile(server, base_url, profile_out)
     print(f"amws-reference listening on {base_url}", file=sys.stderr, flush=True)
-    config = uvicorn.Config(create_app(server), log_level="warning", access_log=False)
+    config = uvicorn.Config(
+        create_app(server),
+        log_level="warning",
+        access_log=False,
+        **uvicorn_options(server.faults),
+    )
     uvicorn.Server(config).run(sockets=[sock])
     return 0
 

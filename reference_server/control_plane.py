@@ -6,9 +6,11 @@ Token-protected (``Authorization: Bearer <control token>``); an API key never op
 from __future__ import annotations
 
 import json
+from http import HTTPStatus
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -140,5 +142,13 @@ def build_control_plane(server: Server) -> Starlette:
                 guarded(listing("access_event")),
                 methods=["GET"],
             ),
-        ]
+        ],
+        # An unknown control path or method answers the same JSON body as the API's errors,
+        # not Starlette's plain text.
+        exception_handlers={HTTPException: _http_error},
     )
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    return _error(status, f"{status} - {HTTPStatus(status).phrase}")

@@ -201,6 +201,34 @@ def rate_limit() -> RateLimit:
     )
 
 
+@dataclass(frozen=True)
+class RequestJson:
+    """How a JSON request body is read (root ``x-request-json``; our choice, assumed)."""
+
+    media_type: str
+    charset: str
+    max_depth: int
+    max_number_length: int
+
+
+@functools.cache
+def request_json() -> RequestJson:
+    limits = openapi()["x-request-json"]
+    return RequestJson(
+        media_type=limits["media-type"],
+        charset=limits["charset"],
+        max_depth=limits["max-depth"],
+        max_number_length=limits["max-number-length"],
+    )
+
+
+def merged(schema: Any) -> Any:
+    """A schema taken out of :func:`openapi` with its own ``x-assumed-schema`` overlays merged
+    (what :func:`enforced` does for the whole document), for inline schemas such as a query
+    parameter's."""
+    return _merged(schema)
+
+
 @functools.cache
 def key_header_length() -> tuple[int, int]:
     """Shortest and longest accepted Authorization value (the key scheme's ``x-value-length``)."""

@@ -11,11 +11,12 @@ import uvicorn
 
 class ThreadedServer:
     """``with ThreadedServer(app) as served:`` answers on ``served.base_url`` (on ``port``, or
-    one the system picks)."""
+    one the system picks); other keyword arguments are uvicorn settings."""
 
-    def __init__(self, app: Any, what: str = "server", port: int = 0) -> None:
+    def __init__(self, app: Any, what: str = "server", port: int = 0, **options: Any) -> None:
         self.what = what
-        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        # ``options`` go to uvicorn.Config as they are (the reference server's own protocol).
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self.base_url = ""

@@ -21,11 +21,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-from typing import Any
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from PIL import Image, ImageOps
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from reference_server._call import Call, ack
@@ -41,6 +45,65 @@ THUMBNAIL_BOX = (160, 160)
 MAX_PIXELS = 50_000_000
 # Pillow names a multi-picture JPEG "MPO"; it is still a JPEG file.
 _ACCEPTED = {"MPO": "JPEG"}
+# Huffman optimisation makes libjpeg buffer the whole image's coefficients (about as much
+# memory again as the decoded pixels); above this size the rendition is written without it.
+OPTIMISE_UP_TO_PIXELS = 16_000_000
+_T = TypeVar("_T")
+
+
+class PixelBudget:
+    """Decoded pixels allowed in memory at once, across every request of the process.
+
+    A decode reserves its image's pixel count (at most the whole budget) and waits while
+    others hold it, so the budget of one near-cap image lets many small images decode side
+    by side but only one image near the cap at a time.
+    """
+
+    def __init__(self, pixels: int) -> None:
+        self.total = pixels
+        self._free = pixels
+        self._changed = threading.Condition()
+
+    @contextmanager
+    def reserve(self, pixels: int) -> Iterator[None]:
+        wanted = max(1, min(pixels, self.total))
+        with self._changed:
+            self._changed.wait_for(lambda: self._free >= wanted)
+            self._free -= wanted
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._free += wanted
+                self._changed.notify_all()
+
+
+DECODING = PixelBudget(MAX_PIXELS)
+
+
+def _pixels(data: bytes) -> int:
+    """The canvas size an image's header claims (0 when it has no readable header)."""
+    try:
+        with Image.open(io.BytesIO(data)) as probe:
+            width, height = probe.size
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        return 0
+    return width * height
+
+
+async def off_loop(work: Callable[..., _T], data: bytes, *args: Any) -> _T:
+    """Run an image step on ``data`` in a worker thread within the pixel budget.
+
+    Decoding a near-cap image takes a CPU-second or more; on the event loop it would hold up
+    every other request meanwhile. The worker must not touch the store: a transaction is the
+    event loop's alone.
+    """
+
+    def bounded() -> _T:
+        with DECODING.reserve(_pixels(data)):
+            return work(data, *args)
+
+    return await run_in_threadpool(bounded)
 
 
 # -- multipart ---------------------------------------------------------------------------------
@@ -135,34 +198,46 @@ def image_format(data: bytes, extra: tuple[str, ...] = (), scan: bool = True) ->
 
 
 def _as_rgb(image: Image.Image) -> Image.Image:
-    """Flatten transparency onto white: JPEG has no alpha channel."""
-    image = ImageOps.exif_transpose(image)
+    """Upright RGB, transparency flattened onto white (JPEG has no alpha channel).
+
+    ``image`` itself is turned upright and handed back when it is RGB already: a near-cap
+    image is 150 MB of pixels, and every needless copy is as much again.
+    """
+    ImageOps.exif_transpose(image, in_place=True)
     if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
         rgba = image.convert("RGBA")
         canvas = Image.new("RGB", rgba.size, "white")
         canvas.paste(rgba, mask=rgba.getchannel("A"))
         return canvas
-    return image.convert("RGB")
+    return image if image.mode == "RGB" else image.convert("RGB")
 
 
 def _jpeg(image: Image.Image, quality: int) -> bytes:
     out = io.BytesIO()
-    image.save(out, "JPEG", quality=quality, optimize=True)
+    optimise = image.width * image.height <= OPTIMISE_UP_TO_PIXELS
+    image.save(out, "JPEG", quality=quality, optimize=optimise)
     return out.getvalue()
 
 
 def render(data: bytes, fmt: str, faults: Faults | None = None) -> tuple[bytes, bytes]:
-    """The stored photo (a JPEG rendition; JPEG uploads are kept as sent) and its thumbnail."""
+    """The stored photo (a JPEG rendition; JPEG uploads are kept as sent) and its thumbnail.
+
+    CPU-heavy: handlers call it through :func:`off_loop` (see :func:`prepare_claim`).
+    """
+    kept = fmt == "JPEG" or (faults is not None and faults.on("png-kept-as-png"))
+    whole = faults is not None and faults.on("thumbnail-is-full-image")
     with Image.open(io.BytesIO(data)) as source:
+        if kept and not whole:
+            # Only the thumbnail needs pixels: a JPEG decodes at 1/2 to 1/8 scale directly.
+            source.draft("RGB", (THUMBNAIL_BOX[0] * 2, THUMBNAIL_BOX[1] * 2))
         source.load()
         rgb = _as_rgb(source)
-    kept = fmt == "JPEG" or (faults is not None and faults.on("png-kept-as-png"))
-    photo = data if kept else _jpeg(rgb, 90)
-    if faults is not None and faults.on("thumbnail-is-full-image"):
-        return photo, photo
-    small = rgb.copy()
-    small.thumbnail(THUMBNAIL_BOX, Image.Resampling.LANCZOS)
-    return photo, _jpeg(small, 80)
+        photo = data if kept else _jpeg(rgb, 90)
+        if whole:
+            return photo, photo
+        # In place: the full-size pixels are not needed once the photo is written.
+        rgb.thumbnail(THUMBNAIL_BOX, Image.Resampling.LANCZOS)
+        return photo, _jpeg(rgb, 80)
 
 
 # -- staging -----------------------------------------------------------------------------------
@@ -206,7 +281,7 @@ async def upload_file(call: Call) -> Response:
     data = _file_bytes(call)
     extra = ("GIF",) if server.faults.on("upload-accepts-gif") else ()
     scan = not server.faults.on("safety-scan-header-only")
-    fmt = image_format(data, extra, scan) if data else "JPEG"
+    fmt = await off_loop(image_format, data, extra, scan) if data else "JPEG"
     digest = hashlib.sha256(data).hexdigest()
     unique = None if server.faults.on("duplicate-upload-allowed") else {"sha256": digest}
     with server.store.transaction():
@@ -253,17 +328,47 @@ def _drop_claimed(call: Call, upload_uuid: str) -> bool:
 
 
 # -- hand-over to records ----------------------------------------------------------------------
-def claim_staged(server: Server, system: str, staged_uuid: str) -> str:
+Renditions = dict[str, tuple[bytes, bytes]]  # staged file's sha256 -> (photo, thumbnail)
+
+
+async def prepare_claim(call: Call, staged_uuid: Any) -> None:
+    """Render a staged file off the event loop ahead of the write that will claim it.
+
+    The write claims inside a store transaction, where nothing may be awaited; so the
+    renditions are made first and kept on the request for :func:`claim`. An id that is no
+    staged file is left for the claim to refuse.
+    """
+    if not isinstance(staged_uuid, str):
+        return
+    record = staged(call.server, call.system, staged_uuid)
+    if record is None:
+        return
+    data = _staged_bytes(call.server, record)
+    made = await off_loop(render, data, record["_format"], call.server.faults)
+    prepared: Renditions | None = getattr(call.request.state, "renditions", None)
+    if prepared is None:
+        prepared = call.request.state.renditions = {}
+    prepared[record["_sha256"]] = made
+
+
+def claim_staged(
+    server: Server, system: str, staged_uuid: str, prepared: Renditions | None = None
+) -> str:
     """Turn the system's staged file into a photo record and return the photo id.
 
     Raises the 422 naming ``photoUuid`` when the id is expired, already claimed, deleted or
     was never issued in this system. Joins the caller's transaction when there is one.
+    ``prepared`` holds renditions made ahead (:func:`prepare_claim`); without them the
+    image is rendered here, on the caller's thread.
     """
     with server.store.transaction():
         record = staged(server, system, staged_uuid)
         if record is None:
             raise invalid_fields({"photoUuid": "is not a staged file of this system"})
-        photo, thumbnail = render(_staged_bytes(server, record), record["_format"], server.faults)
+        made = (prepared or {}).get(record["_sha256"])
+        if made is None:
+            made = render(_staged_bytes(server, record), record["_format"], server.faults)
+        photo, thumbnail = made
         photo_id = server.store.insert(
             "photo",
             system,
@@ -280,7 +385,8 @@ def claim_staged(server: Server, system: str, staged_uuid: str) -> str:
 
 def claim(call: Call, staged_uuid: str) -> str:
     """The photo id for ``photoUuid`` on a person or user write (see :func:`claim_staged`)."""
-    photo_id = claim_staged(call.server, call.system, staged_uuid)
+    prepared = getattr(call.request.state, "renditions", None)
+    photo_id = claim_staged(call.server, call.system, staged_uuid, prepared)
     return staged_uuid if call.server.faults.on("claim-keeps-upload-id") else photo_id
 
 

@@ -67,6 +67,13 @@ def claim_photo(call: Call, body: Mapping[str, Any], current: str | None) -> str
     return claimed
 
 
+async def prepare_photo(call: Call) -> None:
+    """Render the body's staged photo off the event loop before the write's transaction."""
+    from reference_server.domain import files
+
+    await files.prepare_claim(call, call.body.get("photoUuid"))
+
+
 def drop_photo(call: Call, record: Record) -> None:
     """Forget the photo of a record that is being deleted."""
     if record.get("photoId"):
@@ -220,6 +227,7 @@ async def create_person(call: Call) -> Response:
     data = {f: call.body.get(f) for f in FIELDS}
     store = call.server.store
     unique = _unique(call, data)
+    await prepare_photo(call)
     # One transaction: a 409 must not consume the staged photo.
     with store.transaction(), unique_or_409("person"):
         photo_id = _photo(call, None)
@@ -243,6 +251,7 @@ async def update_person(call: Call) -> Response:
         data = {f: call.body.get(f, current.get(f)) for f in FIELDS}
     store = call.server.store
     unique = _unique(call, data)
+    await prepare_photo(call)
     with store.transaction(), unique_or_409("person"):
         photo_id = _photo(call, current.get("photoId"))
         record = {

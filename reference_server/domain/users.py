@@ -35,6 +35,7 @@ from reference_server.domain.persons import (
     matches,
     new_qr_code,
     photo_fields,
+    prepare_photo,
     relink,
     row,
 )
@@ -215,6 +216,7 @@ async def create_user(call: Call) -> Response:
     data = _build(call, None)
     hashed, mailed = _password_of(call, None)
     store = call.server.store
+    await prepare_photo(call)
     with store.transaction(), unique_or_409("user"):
         photo_id = None
         if not call.server.faults.on("user-create-ignores-photo"):
@@ -241,6 +243,7 @@ async def update_user(call: Call) -> Response:
     data = _build(call, current)
     hashed, _ = _password_of(call, current)
     store = call.server.store
+    await prepare_photo(call)
     with store.transaction(), unique_or_409("user"):
         photo_id = claim_photo(call, call.body, current.get("photoId"))
         record = {

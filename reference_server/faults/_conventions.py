@@ -168,3 +168,36 @@ fault(
     "RATE-RETRY-AFTER-LOWER-BOUND",
     "429 answers always advise Retry-After: 1",
 )
+# -- reading request bodies and requests (issue 12) ----------------------------------------------
+fault(
+    "content-type-ignored",
+    "CONV-JSON-MEDIA-TYPE",
+    "a JSON body is read whatever Content-Type it is declared with",
+)
+fault(
+    "json-read-leniently",
+    "CONV-JSON-READABLE",
+    "bodies are read as Python's json reads them: UTF-16, NaN and Infinity accepted, nesting and "
+    "number length unbounded",
+)
+fault(
+    "lone-surrogate-stored",
+    "CONV-TEXT-FAITHFUL",
+    "a string with a lone surrogate escape is accepted and stored (its reads then fail)",
+)
+fault(
+    "nul-truncates-text",
+    "CONV-TEXT-NUL",
+    "a string holding U+0000 is accepted and stored cut at the NUL, as C-string storage keeps it",
+)
+fault(
+    "huge-start-fails",
+    "PAGE-START-BOUNDED",
+    "a paging start beyond 32 bits overflows inside the server (an unhandled 500)",
+)
+fault(
+    "http-layer-plain-text",
+    "ERR-BODY-HTTP-LAYER",
+    "requests refused by the HTTP layer (over-long header or URL, bytes that are not HTTP) get "
+    "uvicorn's text/plain 400",
+)

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from reference_server import bootstrap, build_server, create_app
+from reference_server._http import uvicorn_options
 from reference_server._state import Server
 from tests._threaded import ThreadedServer
 
@@ -25,7 +26,9 @@ class LiveServer:
         documented_buckets: bool = False,
     ) -> None:
         self.server: Server = build_server(db, faults, documented_buckets=documented_buckets)
-        self._served = ThreadedServer(create_app(self.server), "reference server")
+        self._served = ThreadedServer(
+            create_app(self.server), "reference server", **uvicorn_options(self.server.faults)
+        )
 
     def __enter__(self) -> LiveServer:
         self.base_url = self._served.__enter__().base_url

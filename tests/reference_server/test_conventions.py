@@ -36,8 +36,9 @@ def test_422_names_field_and_never_echoes_value(api: httpx.Client) -> None:
 
 def test_missing_and_unreadable_bodies_are_400(api: httpx.Client) -> None:
     assert api.post(DEPTS).status_code == 400
-    assert api.post(DEPTS, content=b"{not json").status_code == 400
-    assert api.post(DEPTS, content=b"\xff\xfe\x00garbage").status_code == 400
+    declared = {"Content-Type": "application/json"}
+    assert api.post(DEPTS, content=b"{not json", headers=declared).status_code == 400
+    assert api.post(DEPTS, content=b"\xff\xfe\x00garbage", headers=declared).status_code == 400
 
 
 def test_non_uuid_path_is_422(api: httpx.Client) -> None:

@@ -51,7 +51,8 @@ def test_bad_uuid_404(faulty) -> None:
 
 def test_malformed_json_422(faulty) -> None:
     with faulty("malformed-json-422").client() as api:
-        assert api.post(DEPTS, content=b"{oops").status_code == 422
+        answer = api.post(DEPTS, content=b"{oops", headers={"Content-Type": "application/json"})
+        assert answer.status_code == 422
 
 
 def test_unknown_field_rejected(faulty) -> None:

@@ -215,7 +215,8 @@ def test_delete_unlinks_but_keeps_credentials(api: httpx.Client, unique) -> None
 
 def test_search_needs_a_body(api: httpx.Client) -> None:
     assert api.post(SEARCH).status_code == 400
-    assert api.post(SEARCH, content=b"{oops").status_code == 400
+    declared = {"Content-Type": "application/json"}
+    assert api.post(SEARCH, content=b"{oops", headers=declared).status_code == 400
     assert api.post(SEARCH, json={}).status_code == 200
 
 

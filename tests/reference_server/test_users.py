@@ -195,7 +195,8 @@ def test_put_replaces_whole_account(live, api: httpx.Client, unique) -> None:
 # -- search -------------------------------------------------------------------------------------
 def test_search_needs_a_body(api: httpx.Client) -> None:
     assert api.post(SEARCH).status_code == 400
-    assert api.post(SEARCH, content=b"[not json").status_code == 400
+    declared = {"Content-Type": "application/json"}
+    assert api.post(SEARCH, content=b"[not json", headers=declared).status_code == 400
     assert api.post(SEARCH, json={}).status_code == 200
 
 

@@ -172,7 +172,8 @@ def test_key_lengths_at_the_limits_pass_to_the_device_check(live: LiveServer) ->
 def test_unreadable_body_answers_400_with_text_code(live: LiveServer) -> None:
     with reader_client(live) as client:
         for path in ALL_PATHS:
-            assert_outcome(client.post(path, content=b"{not json"), 400)
+            declared = {"Content-Type": "application/json"}
+            assert_outcome(client.post(path, content=b"{not json", headers=declared), 400)
             assert_outcome(client.post(path), 400)
 
 

@@ -1,0 +1,170 @@
+"""Reading a JSON request body: only text that can be stored and answered back unchanged.
+
+Python's ``json`` module is more lenient than JSON: it reads UTF-16 and UTF-32 bytes, the
+literals NaN and Infinity, escapes of lone UTF-16 surrogates, numbers of any length and
+nesting up to the interpreter's recursion limit. Each of those either cannot be written back
+into a JSON answer (the response encoder refuses NaN and lone surrogates, so a stored value
+breaks every later read of the record and every search that meets it) or costs the server an
+exception it does not expect. So a body is read here, once, under the bounds of the spec's
+root ``x-request-json`` (our choice; rules CONV-JSON-MEDIA-TYPE and CONV-JSON-READABLE), and
+anything outside them is the documented 400 for an unreadable body, before any handler runs.
+
+A string holding U+0000 is valid JSON and valid Unicode; it is refused with a 422 naming its
+field (CONV-TEXT-NUL) by :func:`nul_fields`, which request validation calls. Only the
+operation's own fields are looked at: unknown fields are ignored, and never stored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import spec
+from reference_server._errors import ApiError
+from reference_server.faults import Faults
+
+LIMITS = spec.request_json()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Unreadable(Exception):
+    """Raised from inside the decoder's hooks; becomes the 400 with this detail."""
+
+
+def _parse_int(literal: str) -> int:
+    # int() itself refuses more than 4300 digits with a ValueError; the bound keeps well
+    # below it so no number ever reaches that conversion.
+    if len(literal) > LIMITS.max_number_length:
+        raise _Unreadable(f"a number is longer than {LIMITS.max_number_length} characters")
+    return int(literal)
+
+
+def _parse_float(literal: str) -> float:
+    if len(literal) > LIMITS.max_number_length:
+        raise _Unreadable(f"a number is longer than {LIMITS.max_number_length} characters")
+    value = float(literal)
+    if not math.isfinite(value):  # 1e400 overflows to infinity, which JSON cannot carry
+        raise _Unreadable("a number is beyond the range of a double")
+    return value
+
+
+def _no_constant(literal: str) -> Any:
+    raise _Unreadable("NaN and Infinity are not JSON numbers")
+
+
+def declared_json(content_type: str | None) -> bool:
+    """Whether the Content-Type names the JSON media type (a charset, if any, UTF-8)."""
+    if not content_type:
+        return False
+    media, *params = content_type.split(";")
+    if media.strip().lower() != LIMITS.media_type:
+        return False
+    for param in params:
+        name, _, value = param.partition("=")
+        charset = value.strip().strip('"').lower().replace("_", "-")
+        if name.strip().lower() == "charset" and charset not in (LIMITS.charset, "utf8"):
+            return False
+    return True
+
+
+def _nodes(body: Any) -> Iterator[tuple[Any, int, str]]:
+    """Every value of the document with its depth and field path (keys are yielded as
+    strings of depth -1, so a scan sees them without a path of their own). Iterative: a
+    deep document must not exhaust the interpreter's stack here either."""
+    stack: list[tuple[Any, int, str]] = [(body, 0, "")]
+    while stack:
+        node, depth, path = stack.pop()
+        yield node, depth, path
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield key, -1, path
+                stack.append((value, depth + 1, f"{path}.{key}" if path else key))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                stack.append((value, depth + 1, f"{path}[{index}]"))
+
+
+def _check_tree(body: Any, faults: Faults) -> None:
+    lone_surrogates = not faults.on("lone-surrogate-stored")
+    for node, depth, _ in _nodes(body):
+        if depth > LIMITS.max_depth:
+            raise ApiError(400, f"the body nests deeper than {LIMITS.max_depth} levels")
+        if lone_surrogates and isinstance(node, str) and _SURROGATE.search(node):
+            raise ApiError(400, "a string of the body holds a lone surrogate, which is no text")
+
+
+def read(raw: bytes, content_type: str | None, faults: Faults) -> Any:
+    """The JSON value of a non-empty body, or the 400 that refuses it."""
+    if not declared_json(content_type) and not faults.on("content-type-ignored"):
+        raise ApiError(400, f"the body must be sent as {LIMITS.media_type}")
+    if faults.on("json-read-leniently"):
+        # The unbounded reading this module exists to prevent (the fault catalogue only).
+        try:
+            body = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise _syntax_error(faults) from None
+        _check_tree_lenient(body, faults)
+        return body
+    try:
+        text = raw.decode("utf-8")  # strict: other encodings and encoded surrogates fail
+    except UnicodeDecodeError:
+        raise ApiError(400, "the body is not UTF-8 text") from None
+    try:
+        body = json.loads(
+            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant
+        )
+    except _Unreadable as error:
+        raise ApiError(400, str(error)) from None
+    except RecursionError:
+        raise ApiError(400, f"the body nests deeper than {LIMITS.max_depth} levels") from None
+    except json.JSONDecodeError:
+        raise _syntax_error(faults) from None
+    _check_tree(body, faults)
+    return body
+
+
+def _check_tree_lenient(body: Any, faults: Faults) -> None:
+    if faults.on("lone-surrogate-stored"):
+        return
+    for node, _, _ in _nodes(body):
+        if isinstance(node, str) and _SURROGATE.search(node):
+            raise ApiError(400, "a string of the body holds a lone surrogate, which is no text")
+
+
+def _syntax_error(faults: Faults) -> ApiError:
+    if faults.on("malformed-json-422"):
+        from reference_server._errors import invalid_fields
+
+        return invalid_fields({"body": "is not valid"})
+    return ApiError(400, "the body is not readable JSON")
+
+
+def nul_fields(body: Any, known: set[str], faults: Faults) -> dict[str, str]:
+    """The known fields whose text holds U+0000, each with its 422 message (CONV-TEXT-NUL).
+
+    Unknown fields are ignored, never refused (CONV-UNKNOWN-FIELDS-IGNORED), and nothing of
+    them is stored, so only the fields the operation's schema names are looked at.
+    """
+    if faults.on("nul-truncates-text") or not isinstance(body, dict):
+        return {}
+    found: dict[str, str] = {}
+    for name in sorted(known & set(body)):
+        # The top-level field is named even for a value inside it (an array's item): the
+        # names under it may be the sender's own, and are not echoed.
+        if any(isinstance(node, str) and "\x00" in node for node, _, _ in _nodes(body[name])):
+            found[name] = "must not contain the NUL character"
+    return found
+
+
+def truncated_at_nul(body: Any) -> Any:
+    """Every string cut at its first NUL, as C-string storage keeps it (fault catalogue only)."""
+    if isinstance(body, str):
+        return body.split("\x00", 1)[0]
+    if isinstance(body, dict):
+        return {key: truncated_at_nul(value) for key, value in body.items()}
+    if isinstance(body, list):
+        return [truncated_at_nul(value) for value in body]
+    return body
