@@ -79,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "sweep":
+        import httpx
+
         from harness._profile import ProfileError
         from harness._sweep import main as sweep_main
 
@@ -93,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ProfileError as error:
             print(f"amws-conformance sweep: {error}", file=sys.stderr)
             return 2
+        except httpx.HTTPError as error:
+            # What is left stays in the ledger files: the same command retries it.
+            print(f"amws-conformance sweep: the target failed: {error}", file=sys.stderr)
+            return 1
     if args.command == "costs":
         from harness._costs import main as costs_main
 
