@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import spec
-from reference_server._errors import ApiError
+from reference_server._errors import ApiError, invalid_fields
 from reference_server.faults import Faults
 
 LIMITS = spec.request_json()
@@ -70,27 +70,27 @@ def declared_json(content_type: str | None) -> bool:
     return True
 
 
-def _nodes(body: Any) -> Iterator[tuple[Any, int, str]]:
-    """Every value of the document with its depth and field path (keys are yielded as
-    strings of depth -1, so a scan sees them without a path of their own). Iterative: a
-    deep document must not exhaust the interpreter's stack here either."""
-    stack: list[tuple[Any, int, str]] = [(body, 0, "")]
+def _nodes(body: Any) -> Iterator[tuple[Any, int]]:
+    """Every value of the document with the number of arrays and objects it sits in, itself
+    included (the top-level object is at 1); an object's keys come as strings of depth 0, so a
+    scan sees them too. Iterative: a deep document must not exhaust the interpreter's stack
+    here either."""
+    stack: list[tuple[Any, int]] = [(body, 1)]
     while stack:
-        node, depth, path = stack.pop()
-        yield node, depth, path
+        node, depth = stack.pop()
+        yield node, depth
         if isinstance(node, dict):
             for key, value in node.items():
-                yield key, -1, path
-                stack.append((value, depth + 1, f"{path}.{key}" if path else key))
+                yield key, 0
+                stack.append((value, depth + 1))
         elif isinstance(node, list):
-            for index, value in enumerate(node):
-                stack.append((value, depth + 1, f"{path}[{index}]"))
+            stack.extend((value, depth + 1) for value in node)
 
 
 def _check_tree(body: Any, faults: Faults) -> None:
     lone_surrogates = not faults.on("lone-surrogate-stored")
-    for node, depth, _ in _nodes(body):
-        if depth > LIMITS.max_depth:
+    for node, depth in _nodes(body):
+        if depth > LIMITS.max_depth and isinstance(node, (dict, list)):
             raise ApiError(400, f"the body nests deeper than {LIMITS.max_depth} levels")
         if lone_surrogates and isinstance(node, str) and _SURROGATE.search(node):
             raise ApiError(400, "a string of the body holds a lone surrogate, which is no text")
@@ -129,15 +129,13 @@ def read(raw: bytes, content_type: str | None, faults: Faults) -> Any:
 def _check_tree_lenient(body: Any, faults: Faults) -> None:
     if faults.on("lone-surrogate-stored"):
         return
-    for node, _, _ in _nodes(body):
+    for node, _ in _nodes(body):
         if isinstance(node, str) and _SURROGATE.search(node):
             raise ApiError(400, "a string of the body holds a lone surrogate, which is no text")
 
 
 def _syntax_error(faults: Faults) -> ApiError:
     if faults.on("malformed-json-422"):
-        from reference_server._errors import invalid_fields
-
         return invalid_fields({"body": "is not valid"})
     return ApiError(400, "the body is not readable JSON")
 
@@ -154,7 +152,7 @@ def nul_fields(body: Any, known: set[str], faults: Faults) -> dict[str, str]:
     for name in sorted(known & set(body)):
         # The top-level field is named even for a value inside it (an array's item): the
         # names under it may be the sender's own, and are not echoed.
-        if any(isinstance(node, str) and "\x00" in node for node, _, _ in _nodes(body[name])):
+        if any(isinstance(node, str) and "\x00" in node for node, _ in _nodes(body[name])):
             found[name] = "must not contain the NUL character"
     return found
 

@@ -3,7 +3,11 @@
 Order of checks, the same for every operation: client address (hardening setting), route,
 API key (header length, key, enabled), rate charge, permission, path UUIDs, JSON body and
 query parameters against the spec, then the domain handler; responses get the key's field
-encryption. Each step answers with the documented error body.
+encryption. Each step answers with the documented error body. Before all of them a request
+head over the HTTP layer's size is refused, and after all of them a catch-all turns any
+failure nobody foresaw into the documented 500 body: no answer of the app is ever plain text.
+The JSON body is read by :mod:`reference_server._json_body` (only text that can be stored and
+answered back unchanged).
 """
 
 from __future__ import annotations

@@ -340,8 +340,9 @@ async def prepare_claim(call: Call, staged_uuid: Any) -> None:
     """
     if not isinstance(staged_uuid, str):
         return
-    record = staged(call.server, call.system, staged_uuid)
-    if record is None:
+    # Read only: an expired file is left for the claim, whose refusal writes nothing.
+    record = call.server.store.get("staged_file", staged_uuid, call.system)
+    if record is None or _expired(call.server, record):
         return
     data = _staged_bytes(call.server, record)
     made = await off_loop(render, data, record["_format"], call.server.faults)

@@ -142,3 +142,19 @@ def test_a_near_cap_image_holds_the_whole_pixel_budget() -> None:
     thread.join(PATIENCE)
     with budget.reserve(2_000_000), budget.reserve(2_000_000):
         pass  # small images share the budget side by side
+
+
+def test_a_refused_claim_of_an_expired_file_writes_nothing(faulty) -> None:
+    """Rendering ahead of the claim only reads: the claim's refusal (422) leaves the store as
+    it was, so with the clock moved back the same staged file is claimed after all."""
+    live = faulty()
+    with live.client() as api, live.control() as control:
+        staged = api.post(
+            f"{V1}/files/upload", files={"file": ("d.png", png_bytes(seed=9104), "image/png")}
+        ).json()["uuid"]
+        control.put("/_reference/clock", json={"advance_seconds": files.STAGED_LIFETIME_SECONDS})
+        refused = api.post(f"{V1}/persons", json={"firstName": "Late", "photoUuid": staged})
+        assert refused.status_code == 422, refused.text
+        control.put("/_reference/clock", json={"advance_seconds": -files.STAGED_LIFETIME_SECONDS})
+        claimed = api.post(f"{V1}/persons", json={"firstName": "Later", "photoUuid": staged})
+        assert claimed.status_code == 201, claimed.text

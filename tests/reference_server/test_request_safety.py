@@ -431,3 +431,17 @@ def test_the_nul_fault_stores_text_cut_at_the_nul(faulty) -> None:
         made = api.post(f"{V1}/persons", json={"firstName": "Ann\x00e"})
         assert made.status_code == 201, made.text
         assert api.get(f"{V1}/persons/{made.json()['uuid']}").json()["firstName"] == "Ann"
+
+
+def test_nesting_up_to_the_bound_is_read_and_one_level_more_is_not() -> None:
+    from reference_server._errors import ApiError
+    from reference_server._json_body import read
+    from reference_server.faults import Faults
+
+    depth = spec.request_json().max_depth
+    inner = "[" * (depth - 1) + "]" * (depth - 1)  # inside the top-level object
+    assert read(f'{{"a": {inner}}}'.encode(), "application/json", Faults())
+    deeper = "[" * depth + "]" * depth
+    with pytest.raises(ApiError, match="nests deeper") as refused:
+        read(f'{{"a": {deeper}}}'.encode(), "application/json", Faults())
+    assert refused.value.status == 400
