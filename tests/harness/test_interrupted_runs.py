@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -26,7 +25,8 @@ import httpx
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests._served import ROOT, serve
+
 BIN = Path(sys.executable).parent
 API = "/api/ws/v1"
 # What the server itself writes beside the API's records (its logs, the controllers' state, the
@@ -37,39 +37,14 @@ ENDED = {"credential": "DELETED", "invite": "VISIT_CANCELLED"}
 MADE_BEFORE_SIGNAL = 40
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class Served:
     """A served reference server, what it stores, and the records a test set aside."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.db = folder / "store.sqlite"
-        self.profile_path = folder / "profile.yaml"
         self.state = folder / "state"
-        self.process = subprocess.Popen(
-            [
-                str(BIN / "amws-reference"),
-                "serve",
-                "--port",
-                str(_free_port()),
-                "--db",
-                str(self.db),
-                "--profile-out",
-                str(self.profile_path),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
-        while not self.profile_path.exists():
-            assert time.monotonic() < deadline, "the reference server did not start"
-            assert self.process.poll() is None, "the reference server exited"
-            time.sleep(0.1)
+        self.process, self.profile_path = serve(folder, str(self.db))
         self.profile = yaml.safe_load(self.profile_path.read_text(encoding="utf-8"))
         self.api = httpx.Client(
             base_url=self.profile["base_url"],

@@ -20,28 +20,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from tests._proxy import Proxy, passed_on
+from tests._served import ROOT, serve
 
-ROOT = Path(__file__).resolve().parents[2]
 MAX_MINUTES = 0.4
 SLOW_SECONDS = 0.4  # every answer, once the run's preflight is over
 
 
-def _serve(folder: Path) -> tuple[subprocess.Popen[bytes], dict]:
-    profile = folder / "served.yaml"
-    command = [sys.executable, "-m", "reference_server.cli", "serve", "--port", "0"]
-    command += ["--db", ":memory:", "--profile-out", str(profile)]
-    server = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 30
-    while not profile.exists():
-        assert server.poll() is None and time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    return server, yaml.safe_load(profile.read_text(encoding="utf-8"))
-
-
 def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -> None:
-    server, served = _serve(tmp_path)
+    server, served_profile = serve(tmp_path)
+    served = yaml.safe_load(served_profile.read_text(encoding="utf-8"))
     answered = 0
 
     def slow(request: Request, answer: httpx.Response) -> Response:

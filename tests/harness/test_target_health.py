@@ -16,25 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _serve(folder: Path) -> tuple[subprocess.Popen[bytes], Path]:
-    profile = folder / "p.yaml"
-    command = [sys.executable, "-m", "reference_server.cli", "serve", "--port", "0"]
-    command += ["--db", ":memory:", "--profile-out", str(profile)]
-    server = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 30
-    while not profile.exists():
-        assert server.poll() is None and time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    return server, profile
+from tests._served import ROOT, serve
 
 
 def test_a_killed_target_ends_the_run_within_a_minute(tmp_path: Path) -> None:
-    server, profile = _serve(tmp_path)
+    server, profile = serve(tmp_path)
     report = tmp_path / "report"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     options = ["--target", str(profile), "--plan", "deep", "--conformance-report", str(report)]
