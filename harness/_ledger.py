@@ -195,4 +195,9 @@ class Ledger:
             for parent in sorted(stayed)
             for child in below.get(parent, [])
         ]
+        with self._lock:
+            # A create of another thread (a concurrency test) answered while this ran.
+            late = bool(self._entries) and not hardware_only() and not unreachable()
+        if late:
+            problems += self.cleanup(send, unreachable, hardware_only)
         return problems

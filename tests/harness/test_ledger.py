@@ -98,3 +98,18 @@ def test_records_below_a_parent_that_stayed_are_reported() -> None:
     ledger.register("e1", "/watchlists/w/entries/e1", "full", "createWatchlistEntry")
     problems = ledger.cleanup(lambda entry: httpx.Response(500))
     assert len(problems) == 2 and "createWatchlistEntry e1" in problems[1]
+
+
+def test_a_record_registered_while_the_cleanup_runs_is_deleted_too() -> None:
+    ledger = Ledger()
+    ledger.register("a", "/persons/a", "full", "createPerson")
+    seen: list[str] = []
+
+    def send(entry) -> httpx.Response:
+        seen.append(entry.uuid)
+        if entry.uuid == "a":  # another thread's create answers meanwhile
+            ledger.register("b", "/persons/b", "full", "createPerson")
+        return httpx.Response(200)
+
+    assert ledger.cleanup(send) == []
+    assert seen == ["a", "b"]
