@@ -20,14 +20,14 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import spec
+
 SETUP_CAUSE = "set-up"
 UNANSWERED = "no answer"  # a request got none: refused connection, unknown host, time-out
 NOT_RUN_UNREACHABLE = "not run (target unreachable)"
 # Values that differ between two meetings of one breach: UUIDs, and long numbers (times,
 # counters). Short numbers stay: a status code is part of what broke.
-_NOISE = re.compile(
-    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|\d{5,}"
-)
+_NOISE = re.compile(rf"{spec.uuid_pattern().pattern}|\d{{5,}}")
 
 
 def rule_outcome(entry: Mapping[str, Any], rule: str) -> tuple[str, list[str]]:

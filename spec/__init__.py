@@ -9,6 +9,7 @@ from spec._load import (
     RateLimit,
     RequestJson,
     Rule,
+    Throttle,
     enforced,
     key_header_length,
     merged,
@@ -19,6 +20,7 @@ from spec._load import (
     request_json,
     resolve,
     rules,
+    throttle,
     uuid_pattern,
 )
 from spec._routing import allowed_methods, match
@@ -29,6 +31,7 @@ __all__ = [
     "RateLimit",
     "RequestJson",
     "Rule",
+    "Throttle",
     "allowed_methods",
     "enforced",
     "key_header_length",
@@ -41,6 +44,7 @@ __all__ = [
     "request_json",
     "resolve",
     "rules",
+    "throttle",
     "uuid_pattern",
     "validator_at",
     "validator_for",

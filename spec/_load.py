@@ -222,6 +222,22 @@ def request_json() -> RequestJson:
     )
 
 
+@dataclass(frozen=True)
+class Throttle:
+    """Requests admitted within a sliding window (root ``x-throttles``; our choice, assumed)."""
+
+    requests: int
+    window_seconds: float
+
+
+@functools.cache
+def throttle(name: str) -> Throttle:
+    """``signed-link-per-address``, ``reader-per-device`` or
+    ``reader-auth-failures-per-address``."""
+    figures = openapi()["x-throttles"][name]
+    return Throttle(requests=figures["requests"], window_seconds=float(figures["window-seconds"]))
+
+
 def merged(schema: Any) -> Any:
     """A schema taken out of :func:`openapi` with its own ``x-assumed-schema`` overlays merged
     (what :func:`enforced` does for the whole document), for inline schemas such as a query

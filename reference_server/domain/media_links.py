@@ -23,6 +23,7 @@ from urllib.parse import quote
 from PIL import Image
 from starlette.responses import Response
 
+import spec
 from reference_server._call import Call
 from reference_server._crypto import equal, hmac_sha256_urlsafe
 from reference_server._errors import ApiError, invalid_fields
@@ -33,8 +34,7 @@ from reference_server.domain.photos import PRIVATE_CACHE, Rendition, stored_imag
 
 PREFIX = "/api/ws/v1/storage"
 LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000
-ALLOWANCE = 60  # signed-link requests per client address per window (our choice)
-WINDOW_SECONDS = 60.0
+LINK_THROTTLE = spec.throttle("signed-link-per-address")
 _DIGITS = re.compile(r"[0-9]+")
 _SEGMENTS = ("entityUUID", "expires", "signature", "filename")
 
@@ -65,7 +65,8 @@ def links_for(server: Server, photo_id: str) -> dict[str, str | None]:
 
 # -- throttle ----------------------------------------------------------------------------------
 class AddressWindow:
-    """At most ``ALLOWANCE`` requests per client address in any sliding ``WINDOW_SECONDS``."""
+    """At most ``LINK_THROTTLE.requests`` requests per client address in any sliding window of
+    ``LINK_THROTTLE.window_seconds``."""
 
     def __init__(self, now: Callable[[], float]) -> None:
         self._now = now
@@ -80,10 +81,10 @@ class AddressWindow:
             # Forget hits that left the window, and any "future" ones after the clock moved back.
             while hits and hits[-1] > now:
                 hits.pop()
-            while hits and hits[0] <= now - WINDOW_SECONDS:
+            while hits and hits[0] <= now - LINK_THROTTLE.window_seconds:
                 hits.popleft()
-            if len(hits) >= ALLOWANCE:
-                return max(1, math.ceil(hits[0] + WINDOW_SECONDS - now))
+            if len(hits) >= LINK_THROTTLE.requests:
+                return max(1, math.ceil(hits[0] + LINK_THROTTLE.window_seconds - now))
             hits.append(now)
             return None
 

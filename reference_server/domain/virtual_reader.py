@@ -15,30 +15,30 @@ from typing import Any
 
 from starlette.responses import Response
 
+import spec
 from reference_server._call import Call, reply
 from reference_server._crypto import equal
 from reference_server._state import Server
 from reference_server.domain import handles
 from reference_server.hardware import readers
 
-WINDOW_SECONDS = 60.0
-DEVICE_ALLOWANCE = 60  # requests per device per minute (READER-RATE-ALLOWANCE, assumed)
-AUTH_FAILURES_ALLOWED = 5  # failed device checks per address per minute (assumed)
+CACHED_LIST_SECONDS = 60.0  # how long the fault that serves a cached list keeps one
 SWEEP_ABOVE = 1024  # names tracked before stale ones are swept out
 _NO_SUCH_KEY = "x" * 32  # compared against when the device is unknown, to keep timing even
 
 
 class SlidingWindow:
-    """Events per name within the last minute of the server clock."""
+    """Events per name within the throttle's window of the server clock."""
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
+    def __init__(self, throttle: spec.Throttle) -> None:
+        self.limit = throttle.requests
+        self.seconds = throttle.window_seconds
         self._events: dict[str, deque[float]] = {}
 
     def _recent(self, name: str, now: float) -> deque[float]:
         events = self._events.get(name, deque())
         # A clock moved backwards leaves events "in the future"; they no longer count.
-        kept = deque(t for t in events if now - WINDOW_SECONDS < t <= now)
+        kept = deque(t for t in events if now - self.seconds < t <= now)
         if kept:
             self._events[name] = kept
         else:
@@ -50,7 +50,7 @@ class SlidingWindow:
         recent = self._recent(name, now)
         if len(recent) < self.limit:
             return None
-        return max(1, math.ceil(recent[0] + WINDOW_SECONDS - now))
+        return max(1, math.ceil(recent[0] + self.seconds - now))
 
     def add(self, name: str, now: float) -> None:
         if len(self._events) > SWEEP_ABOVE:
@@ -64,8 +64,8 @@ class ReaderThrottle:
     """The two throttles of the virtual reader, kept per server."""
 
     def __init__(self) -> None:
-        self.devices = SlidingWindow(DEVICE_ALLOWANCE)
-        self.failures = SlidingWindow(AUTH_FAILURES_ALLOWED)
+        self.devices = SlidingWindow(spec.throttle("reader-per-device"))
+        self.failures = SlidingWindow(spec.throttle("reader-auth-failures-per-address"))
 
 
 def _throttle(server: Server) -> ReaderThrottle:
@@ -202,6 +202,6 @@ async def virtual_reader_list(call: Call) -> Response:
 def _cached_list(server: Server, device_uuid: str) -> list[dict[str, Any]] | None:
     """The list this device got within the last minute (only the fault catalogue asks)."""
     made, entries = server.__dict__.get("_reader_lists", {}).get(device_uuid, (None, None))
-    if made is None or server.clock.timestamp() - made >= WINDOW_SECONDS:
+    if made is None or server.clock.timestamp() - made >= CACHED_LIST_SECONDS:
         return None
     return entries

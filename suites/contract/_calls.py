@@ -3,14 +3,13 @@ suite's per-operation tests and its chained workflows alike."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from schemathesis.core import NotSet
 
 import spec
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_UUID = spec.uuid_pattern()
 
 
 def own_path(case: Any, ledger: Any) -> str:
@@ -21,7 +20,7 @@ def own_path(case: Any, ledger: Any) -> str:
     if case.method.upper() == "GET":
         return path
     for value in (case.path_parameters or {}).values():
-        if isinstance(value, str) and _UUID.match(value) and not ledger.owns(value):
+        if isinstance(value, str) and _UUID.fullmatch(value) and not ledger.owns(value):
             path = path.replace(value, ledger.fresh_uuid())
     return path
 

@@ -6,7 +6,6 @@ suite and the client's global checks judge responses the same way.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import httpx
 import schemathesis
 
+import spec
 from harness import _checks
 
 # schemathesis's own checks, each with the rule it enforces. A response the documents do not
@@ -132,7 +132,7 @@ def paging_envelope_adds_up(ctx: Any, response: Any, case: Any) -> None:
     _raise(_checks.paging(_operation(case), dict(case.query or {}), _body(case), _httpx(response)))
 
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+_UUID = spec.uuid_pattern()
 # Answers that come before the path is looked at: authentication, permission and the bucket.
 _BEFORE_THE_PATH = frozenset({401, 403, 429})
 
@@ -161,7 +161,7 @@ def non_uuid_path_answers_422(ctx: Any, response: Any, case: Any) -> None:
         # the router, not this rule, answers for them.
         if not isinstance(value, str) or not value.strip() or any(c in value for c in "/.%?#"):
             continue
-        if not _UUID.match(value) and response.status_code != 422:
+        if not _UUID.fullmatch(value) and response.status_code != 422:
             raise AssertionError(
                 f"path parameter {name} is not a UUID, yet the answer is "
                 f"{response.status_code}, not 422"

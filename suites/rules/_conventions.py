@@ -7,7 +7,6 @@ a reference field (CostCenter, costCenter) to its resource.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,7 +15,7 @@ from fixtures import Factories
 from fixtures._limits import enum_values, length_range
 
 V1 = "/api/ws/v1"
-UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+UUID = spec.uuid_pattern()  # unanchored: fullmatch tests a value
 
 
 def _named(create: str, update: str, kind: str) -> tuple[Callable, Callable]:

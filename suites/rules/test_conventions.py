@@ -113,7 +113,7 @@ def test_identifiers_are_uuids(api, factories, population: dict[str, Any]) -> No
         for name, value in walk(document):
             if IDENTIFIER.search(name) or name in REFERENCES:
                 for item in value if isinstance(value, list) else [value]:
-                    assert item is None or (isinstance(item, str) and UUID.match(item)), (
+                    assert item is None or (isinstance(item, str) and UUID.fullmatch(item)), (
                         f"{name}={item!r} is not a UUID"
                     )
     assert {f: documents[0][f] for f in refs} == refs

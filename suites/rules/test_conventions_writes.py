@@ -29,7 +29,7 @@ def _suffixes(rule_id: str, verb: str) -> list[str]:
 def _assert_ack(answer: Any, uuid: str | None, record_fields: set[str]) -> str:
     body = answer.json()
     assert isinstance(body.get("code"), int) and body.get("message") == "success", body
-    assert UUID.match(str(body.get("uuid"))) and uuid in (None, body["uuid"]), body
+    assert UUID.fullmatch(str(body.get("uuid"))) and uuid in (None, body["uuid"]), body
     leaked = (record_fields - {"uuid", "code", "message"}) & set(body)
     assert not leaked, f"the acknowledgement carries record fields {sorted(leaked)}"
     return body["uuid"]

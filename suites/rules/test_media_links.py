@@ -45,7 +45,7 @@ _LINK = re.compile(
     r"^(?P<head>.*/api/ws/v1/storage)/(?P<route>thumbnail|file)/(?P<entity>[^/]+)/"
     r"(?P<expires>[^/]+)/(?P<signature>[^/]+)/(?P<filename>[^/?#]+)$"
 )
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+_UUID = spec.uuid_pattern()
 
 
 @dataclass(frozen=True)
@@ -168,12 +168,12 @@ def _decoded(data: bytes) -> Image.Image:
     return image
 
 
+LINK_WINDOW = spec.throttle("signed-link-per-address").window_seconds
+
+
 def _allowance() -> int:
-    """Signed-link requests one address may make per minute (the rule's own figure)."""
-    rule = next(r for r in spec.rules() if r.id == "LINK-RATE-ALLOWANCE")
-    found = re.search(r"may make (\d+) signed-link requests per minute", rule.statement)
-    assert found, rule.statement
-    return int(found.group(1))
+    """Signed-link requests one address may make per window (the spec's assumed figure)."""
+    return spec.throttle("signed-link-per-address").requests
 
 
 # -- handed out on records -------------------------------------------------------------------
@@ -186,7 +186,7 @@ def test_reads_hand_out_working_links(api, wait, factories, profile, resource: s
     photo, thumbnail = _links(profile, _with_photo(api, factories, resource)[1].json())
     assert (photo.route, thumbnail.route) == ("file", "thumbnail")
     for link in (photo, thumbnail):
-        assert _UUID.match(link.entity) and link.expires.isdigit(), link
+        assert _UUID.fullmatch(link.entity) and link.expires.isdigit(), link
         assert _get(api, link, wait).status_code == 200, link.url
 
 
@@ -462,7 +462,7 @@ def _throttled(
     # whole allowance; elsewhere the run's own address is used (made fresh by the clock, if any).
     loopback = _loopback(profile)
     if not loopback and control_or_none is not None:
-        control_or_none.advance(61)
+        control_or_none.advance(LINK_WINDOW + 1)
     exact = exact and (loopback or control_or_none is not None)
     # Different links, names and keys: the count is per address, not per link or per key.
     keys = [None, "k" * 64, profile.key("full")]
@@ -488,4 +488,4 @@ def _throttled(
                 assert elsewhere.get(photo.url).status_code == 200, "another address was throttled"
     finally:
         if not loopback and control_or_none is not None:
-            control_or_none.advance(61)  # the run's own address may fetch links again
+            control_or_none.advance(LINK_WINDOW + 1)  # the run's own address may fetch again

@@ -4,15 +4,14 @@ reader side of CRED-ENABLED-FLAG (a credential created with enabled false is den
 
 No API key is involved: the profile's ``virtual_reader`` device uuid and key authenticate.
 Every request goes through ``Reader``, which keeps the module inside the assumed allowances
-(READER-RATE-ALLOWANCE per device, READER-AUTH-FAILURE-FIGURES per address, figures read from
-the rules): before a window would fill it lets a minute pass, by moving the control plane's
-clock where there is one and by waiting elsewhere. Tests that present the code of a real
+(READER-RATE-ALLOWANCE per device, READER-AUTH-FAILURE-FIGURES per address, figures from the
+spec's ``x-throttles``): before a window would fill it lets a window pass, by moving the control
+plane's clock where there is one and by waiting elsewhere. Tests that present the code of a real
 credential can open the door on a broken target, so they are marked physical.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -42,16 +41,9 @@ CREDENTIALS, INVITES = "/api/ws/v1/credentials", "/api/ws/v1/invites"
 pytestmark = pytest.mark.requires("virtual_reader")
 
 
-def _figure(rule_id: str, pattern: str) -> int:
-    rule = next(r for r in spec.rules() if r.id == rule_id)
-    found = re.search(pattern, rule.statement)
-    assert found, f"{rule_id} no longer states its figure"
-    return int(found.group(1))
-
-
-DEVICE_ALLOWANCE = _figure("READER-RATE-ALLOWANCE", r"may make (\d+)")
-FAILURES_ALLOWED = _figure("READER-AUTH-FAILURE-FIGURES", r"may have (\d+)")
-WINDOW = 61.0  # the assumed minute, plus a second
+DEVICE_ALLOWANCE = spec.throttle("reader-per-device").requests
+FAILURES_ALLOWED = spec.throttle("reader-auth-failures-per-address").requests
+WINDOW = spec.throttle("reader-per-device").window_seconds + 1  # plus a second
 
 
 def _control_path(control: httpx.Client, tail: str) -> str:

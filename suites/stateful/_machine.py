@@ -9,17 +9,17 @@ reads as the sequence of API calls that broke the model.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import httpx
 from hypothesis import HealthCheck, Phase, note, settings
 
+import spec
 from harness.plugin import example_budget
 
 API = "/api/ws/v1"
 DEFAULT_RUNS = 10  # machine runs per test in CI; raise with --examples or the profile
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_UUID = spec.uuid_pattern()
 
 
 def machine_settings(steps: int, runs: int = DEFAULT_RUNS) -> settings:

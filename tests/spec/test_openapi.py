@@ -376,3 +376,19 @@ def test_our_reading_of_an_identifying_value_is_an_overlay(
     where = "components/schemas/WatchlistEntryBody"
     assert spec.validator_at(where).is_valid(body) is documented
     assert spec.validator_at(where, enforced=True).is_valid(body) is enforced
+
+
+@pytest.mark.parametrize(
+    ("name", "rule_id"),
+    [
+        ("signed-link-per-address", "LINK-RATE-ALLOWANCE"),
+        ("reader-per-device", "READER-RATE-ALLOWANCE"),
+        ("reader-auth-failures-per-address", "READER-AUTH-FAILURE-FIGURES"),
+    ],
+)
+def test_every_throttle_figure_is_the_one_its_rule_states(name: str, rule_id: str) -> None:
+    """The spec holds the figure the server and the suites read; the rule says it in prose."""
+    throttle = spec.throttle(name)
+    statement = next(r.statement for r in spec.rules() if r.id == rule_id)
+    assert f" {throttle.requests} " in statement
+    assert throttle.window_seconds == 60 and "minute" in statement
