@@ -7,27 +7,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import pytest
 
 from fixtures._limits import length_range
+from fixtures.timestamps import parsed as instant  # noqa: F401 (the modules of its group read it here)
+from fixtures.timestamps import utc_millis as text
 from harness import ControlPlane
 
 CREDENTIALS = "/api/ws/v1/credentials"
 DAY = 86400  # seconds
 PIN_RANGE = (1000, 999999)  # pin's limits, both accepted (CRED-FIELD-RANGE)
 MAX_LISTS = 50  # maxItems of accessControlListUuids (CRED-FIELD-ACL-COUNT)
-
-
-def text(moment: datetime) -> str:
-    """An instant in the request format, UTC with milliseconds."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-def instant(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def window(now: datetime, start: float, end: float) -> dict[str, str]:

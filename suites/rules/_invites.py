@@ -17,6 +17,8 @@ from typing import Any
 
 import httpx
 
+from fixtures.timestamps import parsed as instant  # noqa: F401 (the modules of its group read it here)
+from fixtures.timestamps import utc_millis as iso
 from harness import ControlPlane, Run
 
 INVITES = "/api/ws/v1/invites"
@@ -26,16 +28,6 @@ DOCUMENTED_SPELLINGS = {
     "firstName": "first_name", "lastName": "last_name", "identityNumber": "identity_number",
     "alternativeNumber": "alternative_number", "visitType": "visit_type",
 }  # fmt: skip
-
-
-def iso(moment: datetime) -> str:
-    """A UTC instant in the request format, with milliseconds."""
-    moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{moment.microsecond // 1000:03d}Z"
-
-
-def instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def documented(body: dict[str, Any]) -> dict[str, Any]:

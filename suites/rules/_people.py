@@ -18,6 +18,8 @@ import pytest
 
 from fixtures._limits import field_schema
 from fixtures.images import jpeg_bytes
+from fixtures.timestamps import parsed as instant
+from fixtures.timestamps import utc_millis
 
 API = "/api/ws/v1"
 CREDENTIALS = f"{API}/credentials"
@@ -210,12 +212,9 @@ def email_of_length(factories: Any, length: int) -> str:
     return (factories.tag("m") + "x" * length)[: length - len(domain)] + domain
 
 
-def instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    """A whole-second instant in the request format."""
+    return utc_millis(moment.replace(microsecond=0))
 
 
 def live_references(api: Any, factories: Any, references: dict[str, Any]) -> dict[str, str]:

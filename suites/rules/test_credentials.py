@@ -6,12 +6,12 @@ Status derivation and the hardware push are in test_credential_lifecycle.py.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import pytest
 
 from fixtures._limits import enum_values, length_range
+from fixtures.timestamps import parsed as _instant
 from suites import _credentials as cred
 
 CREDENTIALS = "/api/ws/v1/credentials"
@@ -59,10 +59,6 @@ def _held_by_person(api: Any, person: str) -> list[dict[str, Any]]:
     response = api.get(f"{CREDENTIALS}/by-person/{person}")
     assert response.status_code == 200, response.text
     return response.json()
-
-
-def _instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _lists(lists: list[str], needed: int) -> list[str]:

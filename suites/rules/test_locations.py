@@ -5,12 +5,11 @@ Every limit is read from the spec's LocationCreate/LocationUpdate schemas.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
 
 import spec
 from fixtures._limits import enum_values, field_schema, length_range, required
+from fixtures.timestamps import parsed as _instant
 from suites.rules._conventions import Shared, refusals
 
 PATH = "/api/ws/v1/locations"
@@ -52,10 +51,6 @@ def _read(api, uuid: str) -> dict:
 
 def _names(api) -> set[str]:
     return {item["name"] for item in api.get(PATH).json()}
-
-
-def _instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _refused(response, field: str) -> None:

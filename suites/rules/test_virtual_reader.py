@@ -24,6 +24,7 @@ import pytest
 
 import spec
 from fixtures._limits import enum_values, length_range, required
+from fixtures.timestamps import parsed, utc_millis
 from suites import _credentials as cred
 
 READ, QR_READ = "/api/ws/v1/virtual/reader", "/api/ws/v1/virtual/qr-code-reader"
@@ -132,11 +133,10 @@ class Reader:
         if self.control is None:
             return datetime.now(UTC)
         text = self.control.get(_control_path(self.control, "clock")).json()["now"]
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return parsed(text)
 
     def at(self, hours: float) -> str:
-        moment = self.now() + timedelta(hours=hours)
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        return utc_millis(self.now() + timedelta(hours=hours))
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from fixtures.timestamps import parsed as instant
 from harness import ControlPlane
-from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, instant, new_host, shared_host
+from suites.rules._invites import INVITES, WATCHLISTS, InviteCalls, new_host, shared_host
 from suites.rules._watchlists import (
     run_disabled_watchlist,
     run_watchlists,

@@ -33,6 +33,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from fixtures.timestamps import utc_millis
 from suites.stateful._machine import API, Calls, Ref, for_run, machine_settings
 
 SETTINGS = machine_settings(steps=15)
@@ -316,8 +317,8 @@ def invite(api, factories, amws_run) -> Any:
         end = start + timedelta(hours=8)
         return factories.invite(
             host.json()["uuid"],
-            activation=start.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
-            expiry=end.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+            activation=utc_millis(start.replace(microsecond=0)),
+            expiry=utc_millis(end.replace(microsecond=0)),
             firstName=factories.tag("vf")[:50],
             lastName=factories.tag("vl")[:50],
             identityNumber=identity_number,

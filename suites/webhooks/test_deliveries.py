@@ -35,6 +35,7 @@ import httpx
 import pytest
 
 import spec
+from fixtures.timestamps import utc_millis
 from harness._crypto import decrypt_text
 from harness._receiver import Receiver
 from suites.rules._invites import shared_host
@@ -70,7 +71,7 @@ class Visits:
 
     def at(self, hours: float) -> str:
         moment = datetime.fromtimestamp(time.time() + self.offset, UTC) + timedelta(hours=hours)
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        return utc_millis(moment)
 
     def create(self, **fields: Any) -> tuple[dict[str, Any], dict[str, Any], Match]:
         sent = {**self.factories.invite(self.host["uuid"]), "activation": self.at(-1)}
