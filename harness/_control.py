@@ -69,6 +69,21 @@ class ControlPlane(httpx.Client):
         finally:
             self.update_settings(**{name: before[name] for name in changes})
 
+    # -- requests from elsewhere --------------------------------------------------------
+    def as_peer(
+        self,
+        peer: str,
+        method: str,
+        path: str,
+        headers: dict[str, str] | None = None,
+        json: Any = None,
+    ) -> tuple[int, Any]:
+        """One API request the server serves as if it came from client address ``peer``
+        (the suite's own traffic always comes from this machine): its status and body."""
+        sent = {"peer": peer, "method": method, "path": path, "headers": headers or {}}
+        answer = self._call("POST", "peer-request", {**sent, "json": json})
+        return answer["status"], answer["body"]
+
     # -- what the hardware and the audit trail saw --------------------------------------
     def relay_events(self) -> list[dict[str, Any]]:
         return self._call("GET", "hardware/relay-events")

@@ -40,6 +40,7 @@ RUN_KEY = pytest.StashKey[Run]()
 COLLECTOR_KEY = pytest.StashKey[Collector]()
 SCHEDULE_KEY = pytest.StashKey[Schedule]()
 PLANNING_KEY = pytest.StashKey[Planning]()
+FAULT_RULES_KEY = pytest.StashKey[dict[str, str]]()
 MARKERS = {
     "rule(*ids)": "the rule ids of spec/rules.yaml this test verifies",
     "requires(capability)": "skip unless the profile configures it (a key name, control, "
@@ -171,7 +172,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FAULTS",
         default=None,
         help="self-check: run each test once per listed fault of its rules, switching the "
-        "reference server's fault between groups (comma-separated catalogue names)",
+        "reference server's fault between groups (comma-separated NAME=RULE pairs: each "
+        "catalogue fault and the rule it breaks)",
     )
     group.addoption("--fault-matrix-out", metavar="FILE", default=None, help=argparse.SUPPRESS)
     group.addoption(
@@ -189,12 +191,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for marker, text in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {text}")
+    fault_rules = _fault_rules(config.getoption("--fault-matrix"))
+    config.stash[FAULT_RULES_KEY] = fault_rules
     run = Run(
         target=config.getoption("--target"),
         allow_physical=config.getoption("--allow-physical"),
         reference_faults=tuple(config.getoption("--reference-fault")),
         skip_preflight=config.getoption("--no-preflight"),
-        fault_matrix=tuple(filter(None, (config.getoption("--fault-matrix") or "").split(","))),
+        fault_matrix=tuple(fault_rules),
     )
     if config.getoption("--run-id"):
         run.run_id = config.getoption("--run-id")
@@ -245,6 +249,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[PLANNING_KEY] = planning
     config.pluginmanager.register(planning, "amws-planning")
     _ACTIVE.append(config)
+
+
+def _fault_rules(option: str | None) -> dict[str, str]:
+    """``--fault-matrix NAME=RULE,...``: each fault and the rule it breaks, in the given order.
+
+    The pairs come from whoever starts the matrix (the self-check reads them from the reference
+    server's catalogue): the harness never imports the server, so it is told, not looking up.
+    """
+    pairs: dict[str, str] = {}
+    for item in filter(None, (option or "").split(",")):
+        name, sep, rule = item.partition("=")
+        if not (sep and name.strip() and rule.strip()):
+            raise pytest.UsageError(f"--fault-matrix: {item!r} is not NAME=RULE")
+        pairs[name.strip()] = rule.strip()
+    return pairs
 
 
 def _say(config: pytest.Config, line: str) -> None:
@@ -298,8 +317,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     matrix = metafunc.config.stash[RUN_KEY].fault_matrix
     if not matrix:
         return
-    from reference_server.faults import CATALOGUE
-
+    rule_of = metafunc.config.stash[FAULT_RULES_KEY]
     rules = {r for m in metafunc.definition.iter_markers("rule") for r in m.args}
     # Rules may also ride on single parameters (pytest.param(..., marks=rule(...))).
     for marker in metafunc.definition.iter_markers("parametrize"):
@@ -308,7 +326,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             for mark in getattr(value, "marks", ()):
                 if mark.name == "rule":
                     rules.update(mark.args)
-    faults = [name for name in matrix if CATALOGUE[name].rule in rules] or [None]
+    faults = [name for name in matrix if rule_of[name] in rules] or [None]
     metafunc.fixturenames.append(FAULT_PARAM)
     metafunc.parametrize(FAULT_PARAM, faults, ids=[f"fault={f}" for f in faults])
 
@@ -349,12 +367,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
     if config.stash[RUN_KEY].fault_matrix:
-        from reference_server.faults import CATALOGUE
-
+        rule_of = config.stash[FAULT_RULES_KEY]
         idle = [
             i
             for i in items
-            if _fault_of(i) is None or CATALOGUE[str(_fault_of(i))].rule not in _rules_of(i)
+            if _fault_of(i) is None or rule_of[str(_fault_of(i))] not in _rules_of(i)
         ]
         if idle:
             config.hook.pytest_deselected(items=idle)

@@ -60,7 +60,7 @@ class ReferenceApp:
 
         self.server = server
         self.handlers = domain.load_all()
-        self.control = build_control_plane(server)
+        self.control = build_control_plane(server, api=self)
         self._throttle = _pipeline_faults.SystemThrottle(server)
         self._refused_bodies: set[str] = set()  # fault refused-body-accepted-on-retry
 

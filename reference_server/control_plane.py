@@ -1,14 +1,21 @@
 """The control plane under ``/_reference``: what a real deployment does in its admin screens.
 
 Token-protected (``Authorization: Bearer <control token>``); an API key never opens it.
+
+``POST /_reference/peer-request`` is a test hook: it serves one API request in-process as if
+it came from another client address (``{peer, method, path, headers, json}`` in; ``{status,
+body}`` out), so that a suite running on this machine can observe the loopback-only setting
+from the outside (AUTH-RESTRICT-TO-LOCALHOST) without importing the server.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from http import HTTPStatus
 from typing import Any
 
+import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -25,7 +32,10 @@ def _error(status: int, reason: str) -> JSONResponse:
     return JSONResponse({"code": status, "reason": reason}, status_code=status)
 
 
-def build_control_plane(server: Server) -> Starlette:
+def build_control_plane(server: Server, api: Any = None) -> Starlette:
+    """The control plane of ``server``; ``api`` is the ASGI app serving its ``/api/ws/v1``
+    (what ``peer-request`` calls)."""
+
     def authorised(request: Request) -> bool:
         header = request.headers.get("authorization", "")
         return equal(header, f"Bearer {server.control_token}")
@@ -111,9 +121,31 @@ def build_control_plane(server: Server) -> Starlette:
         server.store.replace("photo", photo_id, {**record, "_jpeg": "", "_thumbnail": ""})
         return JSONResponse({"emptied": photo_id})
 
+    async def peer_request(request: Request) -> JSONResponse:
+        # One API request served as if from ``peer`` (the hook's whole purpose is the address).
+        body = await body_of(request)
+        peer = str(ipaddress.ip_address(str(body["peer"])))
+        path = str(body["path"])
+        if api is None or not path.startswith("/api/"):
+            raise ValueError("only requests to the API can be sent as from another peer")
+        transport = httpx.ASGITransport(app=api, client=(peer, 40000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://reference") as peer_:
+            answer = await peer_.request(
+                str(body.get("method", "GET")),
+                path,
+                headers=dict(body.get("headers") or {}),
+                json=body.get("json"),
+            )
+        try:
+            content: Any = answer.json()
+        except ValueError:
+            content = answer.text
+        return JSONResponse({"status": answer.status_code, "body": content})
+
     return Starlette(
         routes=[
             Route("/_reference/clock", guarded(clock), methods=["GET", "PUT"]),
+            Route("/_reference/peer-request", guarded(peer_request), methods=["POST"]),
             Route("/_reference/settings", guarded(settings), methods=["GET", "PUT"]),
             Route(
                 "/_reference/webhook-integration",

@@ -176,7 +176,6 @@ def test_every_fault_of_the_catalogue_is_killed(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "harness.selfcheck",
             "selfcheck",
             "--skip-baseline",
             "--output",

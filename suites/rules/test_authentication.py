@@ -3,11 +3,9 @@ the loopback-only hardening. The per-operation refusals live in test_permission_
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from typing import Any
 
-import httpx
 import pytest
 
 import spec
@@ -15,7 +13,7 @@ import spec
 API = "/api/ws/v1"
 DEPTS = f"{API}/departments"
 POINTS = f"{API}/access-control-points"
-NON_LOOPBACK = ("203.0.113.7", 40000)  # TEST-NET-3: an address that is never this machine
+NON_LOOPBACK = "203.0.113.7"  # TEST-NET-3: an address that is never this machine
 
 
 def _department(api: Any, factories: Any) -> str:
@@ -252,55 +250,38 @@ def test_loopback_callers_are_served_while_restricted(api, client, department, l
     assert client("missing").get(DEPTS).status_code == 401
 
 
-def _asgi(app: Any, requests: list[tuple[str, str, dict[str, Any]]]) -> list[httpx.Response]:
-    async def send() -> list[httpx.Response]:
-        transport = httpx.ASGITransport(app=app, client=NON_LOOPBACK)
-        async with httpx.AsyncClient(transport=transport, base_url="http://amws") as peer:
-            return [await peer.request(m, p, **kw) for m, p, kw in requests]
-
-    return asyncio.run(send())
-
-
 @pytest.mark.xdist_group("restrict_to_localhost")
 @pytest.mark.rule("AUTH-RESTRICT-TO-LOCALHOST")
-@pytest.mark.requires("embedded")
-def test_other_addresses_are_refused_before_the_key_is_examined(amws_run, factories) -> None:
+@pytest.mark.requires("control")
+def test_other_addresses_are_refused_before_the_key_is_examined(
+    control, profile, api, factories, ledger
+) -> None:
     """The non-loopback half: the suite's traffic always comes from this machine, so no target
-    can be shown a foreign address over the network. Only when the target is the embedded
-    reference server do we know exactly what it runs: then an in-process instance of the same
-    server, with the same faults, is called through an ASGI transport that presents a
-    non-loopback peer address. Against any other target this half cannot be observed."""
-    from reference_server import bootstrap
-    from reference_server.app import create_app
-    from reference_server.cli import build_server
-
-    server = build_server(":memory:", amws_run.active_faults)
-    app, keys = create_app(server), bootstrap.profile(server, "http://amws")["keys"]
-    full, control = (
-        {"Authorization": keys["full"]},
-        {"Authorization": f"Bearer {server.control_token}"},
-    )
+    can be shown a foreign address over the network. The reference server's control plane
+    serves a request as if it came from another address (``peer-request``), so the setting is
+    observed from outside through the server's own request path; a target without a control
+    plane cannot show this half."""
+    full = {"Authorization": str(profile.key("full"))}
+    peer = NON_LOOPBACK
     name = factories.named("createDepartment", "peer")["name"]
-    open_before = _asgi(app, [("GET", DEPTS, {"headers": full})])
-    assert open_before[0].status_code == 200, "off by default: any address is served"
-    restrict = {"headers": control, "json": {"restrict_to_localhost": True}}
-    assert _asgi(app, [("PUT", "/_reference/settings", restrict)])[0].status_code == 200
-    unknown = {"Authorization": secrets.token_hex(32)}
-    answers = _asgi(
-        app,
-        [
-            ("GET", DEPTS, {"headers": full}),
-            ("POST", DEPTS, {"headers": full, "json": {"name": name}}),
-            ("GET", DEPTS, {}),
-            *[("GET", DEPTS, {"headers": unknown})] * 6,
-        ],
-    )
-    statuses = {a.status_code for a in answers}
+    with control.settings_changed(restrict_to_localhost=False):
+        status, _ = control.as_peer(peer, "GET", DEPTS, full)
+        assert status == 200, "off: any address is served"
+        unknown = {"Authorization": secrets.token_hex(32)}
+        with control.settings_changed(restrict_to_localhost=True):
+            answers = [
+                control.as_peer(peer, "GET", DEPTS, full),
+                control.as_peer(peer, "POST", DEPTS, full, {"name": name}),
+                control.as_peer(peer, "GET", DEPTS),
+                *[control.as_peer(peer, "GET", DEPTS, unknown) for _ in range(6)],
+            ]
+    created = answers[1]
+    if created[0] == 201 and isinstance(created[1], dict) and "uuid" in created[1]:
+        uuid = created[1]["uuid"]  # stored by mistake: the run's cleanup deletes it
+        ledger.register(uuid, f"{DEPTS}/{uuid}", "full", "peer")
+    statuses = {status for status, _ in answers}
     assert all(s >= 400 for s in statuses), statuses
     # Refused before the key check: one answer whatever the key, and no failed-auth charge
     # (six failures of one key value would drain its bucket and turn into 429).
     assert len(statuses) == 1 and 401 not in statuses and 429 not in statuses, statuses
-    unrestrict = {"headers": control, "json": {"restrict_to_localhost": False}}
-    assert _asgi(app, [("PUT", "/_reference/settings", unrestrict)])[0].status_code == 200
-    listed = _asgi(app, [("GET", DEPTS, {"headers": full})])[0]
-    assert name not in {d["name"] for d in listed.json()}, "the refused create was stored"
+    assert name not in _names(api), "the refused create was stored"

@@ -1,9 +1,14 @@
-"""``amws-conformance selfcheck``: proof that the suite notices each fault of the catalogue.
+"""``amws-selfcheck`` (also ``amws-conformance selfcheck``): proof that the suite notices each
+fault of the catalogue.
 
 For every fault of the reference server, the tests tagged with the fault's rule run against an
 embedded server started with that fault; the fault is *killed* when at least one of them fails.
 A baseline run without faults comes first: a rule whose tests fail on the correct server
 proves nothing, so the self-check stops there.
+
+This package is the only one that imports both sides: the reference server's fault catalogue
+and the harness. It hands the harness each fault with its rule (``--fault-matrix NAME=RULE``),
+so the harness and the suites never import the server.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _run_matrix(paths: Sequence[str], faults: Sequence[str], extra: Sequence[str] = ()) -> dict:
+def _run_matrix(paths: Sequence[str], faults: Sequence[Fault], extra: Sequence[str] = ()) -> dict:
     """One pytest over ``paths`` running each tagged test under each of ``faults``."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "matrix.json"
@@ -67,7 +72,7 @@ def _run_matrix(paths: Sequence[str], faults: Sequence[str], extra: Sequence[str
             "-p",
             "no:xdist.looponfail",
             "--fault-matrix",
-            ",".join(faults),
+            ",".join(f"{f.name}={f.rule}" for f in faults),
             "--fault-matrix-out",
             str(out),
             *extra,
@@ -109,7 +114,7 @@ def run_matrix(
 
     def one(group: list[Fault]) -> dict:
         files = _files_of(rule_map, {f.rule for f in group})
-        return _run_matrix(files, [f.name for f in group], extra) if files else {}
+        return _run_matrix(files, group, extra) if files else {}
 
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
@@ -150,8 +155,11 @@ def _summary(outcomes: list[Outcome]) -> dict[str, object]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="amws-conformance", description=__doc__)
-    parser.add_argument("command", choices=["selfcheck"])
+    parser = argparse.ArgumentParser(
+        prog="amws-selfcheck",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--output", help="write the kill matrix as JSON here")
     parser.add_argument("--faults", help="comma-separated subset of the catalogue")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
