@@ -15,7 +15,7 @@ import pytest
 from harness._run import Run
 from harness._spend import SETUP
 
-_SCOPE_NODES: dict[str, type[pytest.Node]] = {
+_SCOPE_NODES: dict[str, type[pytest.Collector]] = {
     "class": pytest.Class,
     "module": pytest.Module,
     "package": pytest.Package,

@@ -99,7 +99,10 @@ def read(path: Path) -> tuple[dict[str, Any], list[Made]]:
         if event == "run" and not target:
             target = line
         elif event == "made":
-            record = Made(**{k: line.get(k) for k in ("uuid", "delete_path", "key", "label")})
+            fields: dict[str, Any] = {
+                k: line.get(k) for k in ("uuid", "delete_path", "key", "label")
+            }
+            record = Made(**fields)
             left[record.uuid.lower()] = record
         elif event == "gone":
             left.pop(str(line.get("uuid", "")).lower(), None)

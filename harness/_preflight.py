@@ -97,10 +97,10 @@ class _Preflight:
                         f"kind gets {expected}"
                     )
         if probe and self.profile.has_key("readonly"):
-            got = self.send("readonly", "PUT", f"{_PROBE}/{probe}", json={"name": "amws-x"})
-            if got.status_code != 403:
+            answer = self.send("readonly", "PUT", f"{_PROBE}/{probe}", json={"name": "amws-x"})
+            if answer.status_code != 403:
                 raise PreflightError(
-                    f"profile field keys.readonly: a write answered {got.status_code}, where a "
+                    f"profile field keys.readonly: a write answered {answer.status_code}, where a "
                     "key without write permissions gets 403"
                 )
         if self.profile.has_key("other_system"):

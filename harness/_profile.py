@@ -147,7 +147,9 @@ def _reason(error: jsonschema.ValidationError) -> str:
         "minLength": lambda: f"is too short (at least {value} characters)",
         "maxLength": lambda: f"is too long (at most {value} characters)",
         "minimum": lambda: f"must be at least {value}",
-        "enum": lambda: "is not one of " + ", ".join(map(str, value or [])),
+        "enum": lambda: (
+            "is not one of " + ", ".join(map(str, value if isinstance(value, list) else []))
+        ),
         "propertyNames": lambda: "names an unknown key",
     }
     return reasons.get(str(error.validator), lambda: "is not valid")()

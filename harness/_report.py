@@ -7,6 +7,7 @@ import hashlib
 import html
 import json
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -184,7 +185,7 @@ class Collector:
         entry["seconds"] = entry.get("seconds", 0.0) + report.duration
         relied = set(entry.get("assumed_operations", ()))
         for name, value in report.user_properties:
-            if name == "assumed_operations":
+            if name == "assumed_operations" and isinstance(value, list):
                 relied.update(value)
         entry["assumed_operations"] = sorted(relied)
         if report.skipped and report.when in ("setup", "call"):
@@ -209,14 +210,14 @@ class Collector:
         elif report.when == "call" and entry["outcome"] != "failed":
             entry.update(outcome="passed")
 
-    def _binding(self, nodeid: str, level: dict[str, str]) -> bool:
+    def _binding(self, nodeid: str, level: Mapping[str, str]) -> bool:
         """Whether a test's outcome may decide the normative rules it names."""
         entry = self.tests[nodeid]
         if entry.get("assumed_operations"):
             return False
         return all(level.get(rule) != "assumed" for rule in entry["rules"])
 
-    def _tests(self, spend: dict[str, Any], level: dict[str, str]) -> dict[str, dict[str, Any]]:
+    def _tests(self, spend: dict[str, Any], level: Mapping[str, str]) -> dict[str, dict[str, Any]]:
         """Per test: outcome, rules, what it may decide, and what it spent (its records'
         cleanup included; shared set-ups apart, named in ``uses``)."""
         return {

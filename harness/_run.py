@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import httpx
 
@@ -141,7 +141,7 @@ class Run:
             return self._clients[name]
         if name in BAD_HEADERS:
             header = BAD_HEADERS[name]
-            pacer = self._pacer(FAILED_AUTH, profile.unauthenticated_bucket())
+            pacer: Pacer | None = self._pacer(FAILED_AUTH, profile.unauthenticated_bucket())
             client = TargetClient(
                 self.session, name, header, pacer, failing=True, bucket=FAILED_AUTH
             )
@@ -230,7 +230,7 @@ class Run:
                 self._shared[key] = make()
         else:
             self.sharing_used(name)
-        return self._shared[key]  # type: ignore[no-any-return]
+        return cast(T, self._shared[key])  # the dict holds each name's T, made by make()
 
     def forget_shared(self, name: str) -> None:
         """Forget the shared value ``name`` (of the fault on now): a test that changed the

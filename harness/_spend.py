@@ -51,7 +51,7 @@ class Spend:
     uses: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     # Seconds a test asked to pass on the target (a clock move, or a sleep where the target
     # has no control plane): a plan's forecast adds them where they are real time.
-    target_seconds: Counter[str] = field(default_factory=Counter)
+    target_seconds: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     current: str = ""  # whom a request is booked to now: a test, a set-up, the preflight
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

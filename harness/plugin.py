@@ -326,7 +326,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             for mark in getattr(value, "marks", ()):
                 if mark.name == "rule":
                     rules.update(mark.args)
-    faults = [name for name in matrix if rule_of[name] in rules] or [None]
+    faults: list[str | None] = [name for name in matrix if rule_of[name] in rules] or [None]
     metafunc.fixturenames.append(FAULT_PARAM)
     metafunc.parametrize(FAULT_PARAM, faults, ids=[f"fault={f}" for f in faults])
 
@@ -546,7 +546,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         collector = session.config.stash[COLLECTOR_KEY]
         if hasattr(session.config, "workerinput"):
             # under xdist the controller reports for all workers
-            session.config.workeroutput["amws"] = {
+            # pytest-xdist sets workeroutput on a worker's Config at run time; pytest's Config
+            # does not declare it.
+            session.config.workeroutput["amws"] = {  # type: ignore[attr-defined]
                 **worker_output(run),
                 "not_started": collector.not_started(),
             }

@@ -1,4 +1,5 @@
-"""The code base stays ruff-clean (style is checked with the tests, not beside them)."""
+"""The code base stays ruff-clean and, in the packages [tool.mypy] names, mypy-clean (style and
+types are checked with the tests, not beside them)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,18 @@ def test_ruff_finds_nothing() -> None:
         pytest.fail("ruff is part of the test extra; install the project with '.[test]'")
     result = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout
+
+
+def test_mypy_finds_nothing() -> None:
+    """mypy, configured in pyproject.toml ([tool.mypy]: the packages it checks and how)."""
+    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
+    if mypy is None:
+        pytest.fail("mypy is part of the test extra; install the project with '.[test]'")
+    result = subprocess.run(
+        [mypy, "--config-file", str(ROOT / "pyproject.toml")],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
