@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+from reference_server._policy import P, compose
 from reference_server.clock import Clock
 from reference_server.faults import Faults
 from reference_server.rate_bucket import DOCUMENTED, BucketSize, RateBuckets
@@ -57,6 +58,9 @@ class Server:
     # not a migration: a database provisioned without it keeps its raised quotas on disk.
     documented_buckets: bool = False
     buckets: RateBuckets = field(init=False)
+    # State the policy overrides of active faults keep between calls, by the fault's own key
+    # (see ``Policy.memory``); the correct server never reads it.
+    fault_memory: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         self.buckets = RateBuckets(self.clock.timestamp, self._bucket_size)
@@ -65,6 +69,10 @@ class Server:
         # Later parts (hardware, virtual readers, webhooks) extend provisioning and the profile.
         self.provisioners: list[Any] = []
         self.profile_extenders: list[Any] = []
+
+    def policy(self, policy: type[P]) -> P:
+        """The domain policy in force now: ``policy`` with the active faults' overrides."""
+        return compose(policy, self.faults.overrides_of(policy))(self)
 
     def on_clock_change(self, listener: Any) -> None:
         self._clock_listeners.append(listener)

@@ -17,23 +17,32 @@ Choices where the documents are silent:
 - Visitor credentials get the lists covering the points of the system's reader devices (the
   virtual reader's door in the demo deployment), or every list with a rule when no reader is
   wired. ``revoke`` (a cancelled visit) turns the credential DISABLED; it stays readable.
+
+The decisions inside these steps are the methods of ``CredentialPolicy``; the handlers ask
+``server.policy(CredentialPolicy)`` for the one in force, which is where the credential faults
+(``faults/_credentials.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations
 
 import secrets
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
 from reference_server._errors import ApiError, invalid_fields, not_found
-from reference_server._state import Server
+from reference_server._policy import Policy
 from reference_server._time import format_instant, parse_instant
 from reference_server.domain import handles
 from reference_server.domain._common import fetch, public, schema_fields, unique_or_409
 from reference_server.store import Record
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 KIND = "credential"
 LIFECYCLE = frozenset({"VALID", "ACTIVE", "EXPIRED"})
@@ -41,6 +50,8 @@ LIFECYCLE = frozenset({"VALID", "ACTIVE", "EXPIRED"})
 NOT_LIVE = frozenset({"DISABLED", "DELETED"})
 _HOLDER_TYPE = {"person": "PERSONNEL", "user": "USER", "visitor": "VISITOR"}
 _READ_FIELDS = schema_fields("Credential")
+# The plain fields a PUT copies from its body when sent (readerType is fixed at issue).
+_PUT_FIELDS = ("activeDate", "expiryDate", "useLimit", "comments")
 
 
 # -- status --------------------------------------------------------------------------------
@@ -58,20 +69,8 @@ def status_of(record: Record, now: datetime) -> str:
 
 
 def effective_status(server: Server, record: Record) -> str:
-    """``status_of`` on the server clock, with this module's faults applied."""
-    status = status_of(record, server.clock.now())
-    # The fault freezes a credential written as VALID: the window opening changes nothing.
-    if server.faults.on("valid-never-activates") and record.get("status") == "VALID":
-        return "VALID"
-    if server.faults.on("credential-never-expires") and status == "EXPIRED":
-        return "ACTIVE"
-    if server.faults.on("future-start-reads-active") and status == "VALID":
-        return "ACTIVE"
-    # The fault keeps a credential that was EXPIRED when a PUT gave it a new window EXPIRED.
-    stuck = record.get("_expiredStuck") and record.get("status") == "EXPIRED"
-    if stuck and server.faults.on("extended-credential-stays-expired"):
-        return "EXPIRED"
-    return status
+    """The status a credential reads now, as the policy in force derives it."""
+    return server.policy(CredentialPolicy).status(record, server.clock.now())
 
 
 def _lifecycle_status(server: Server, record: Record) -> str:
@@ -90,14 +89,95 @@ def _unique(record: Record) -> dict[str, str | None]:
     return {"identifier": identifier_of(record)}
 
 
+# -- the decisions inside the steps -----------------------------------------------------------
+class CredentialPolicy(Policy):
+    """The decisions inside the credential steps, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Status and hardware.
+    def status(self, record: Record, now: datetime) -> str:
+        """The status a stored credential reads at ``now``."""
+        return status_of(record, now)
+
+    def held_by_controller(self, status: str) -> bool:
+        """Whether the controllers hold a credential of this status: the ACTIVE ones only."""
+        return status == "ACTIVE"
+
+    def writes_reach_hardware(self) -> bool:
+        """Whether every credential write, and every look at the controllers, syncs them."""
+        return True
+
+    # Create.
+    def enabled_on_create(self, body: dict[str, Any]) -> bool:
+        """Whether a create body leaves the credential live (``enabled`` defaults to true)."""
+        return body.get("enabled", True) is not False
+
+    def missing_holder(self, kind: str) -> ApiError:
+        """The refusal of a create naming a holder that does not exist: 404 for the holder."""
+        return not_found(kind)
+
+    def lists_accepted(self, wanted: list[str], unknown: list[str]) -> list[str]:
+        """The lists a write stores, given those it named and the ones that do not exist."""
+        if unknown:
+            raise invalid_fields(
+                {"accessControlListUuids": "refers to an access control list that does not exist"}
+            )
+        return wanted
+
+    def created(self, system: str, uuid: str, record: Record) -> None:
+        """A created credential was stored; nothing more to decide on the correct server."""
+
+    # Read shape.
+    def holder_type(self, record: Record) -> str | None:
+        """The credential type: derived from the holder's kind, else the one stored."""
+        return _HOLDER_TYPE.get(record.get("_holderKind") or "", record.get("type"))
+
+    def holder_names(self, record: Record, holder: Record) -> tuple[Any, Any]:
+        """(first, last) name of the holder as read now: the holder record's current names."""
+        return holder.get("firstName"), holder.get("lastName")
+
+    # PUT.
+    def put_changes(self, old: Record, body: dict[str, Any]) -> dict[str, Any]:
+        """The plain fields a PUT writes: only those it sends, as sent."""
+        return {field: body[field] for field in _PUT_FIELDS if field in body}
+
+    def lists_after_put(self, old: list[str] | None, sent: list[str] | None) -> list[str] | None:
+        """The lists after a PUT: those it sent (checked) replace the old; none sent, no change."""
+        return old if sent is None else sent
+
+    def lifecycle_after_put(self, old: Record, new: Record, body: dict[str, Any]) -> str:
+        """What a lifecycle credential is stored as after a PUT: its status on the new window."""
+        return status_of({**new, "status": None}, self.server.clock.now())
+
+    # Delete (DELETE, or a PUT with status DELETED).
+    def keeps_deleted_record(self, by: Literal["PUT", "DELETE"]) -> bool:
+        """Whether a deleted credential stays stored (soft delete, readable for audit)."""
+        return True
+
+    def keeps_deleted_identifier(self) -> bool:
+        """Whether a deleted credential keeps its identifier reserved."""
+        return True
+
+    # Per-holder lists.
+    def belongs_to(self, record: Record, kind: str, holder_uuid: str) -> bool:
+        """Whether a credential is in the list of this person or user: that holder's own."""
+        return record.get("holderUuid") == holder_uuid and record.get("_holderKind") == kind
+
+    def listed_with_status(self, kind: str, status: str) -> bool:
+        """Whether a holder's credential of this status is listed: every status is."""
+        return True
+
+
 # -- cross-module functions ------------------------------------------------------------------
 def sync_hardware(server: Server, system: str) -> None:
     """Push the system's credentials to its controllers (they then hold exactly the ACTIVE ones)."""
     from reference_server.hardware import controllers
 
-    if server.faults.on("credential-writes-not-pushed"):
-        return
-    controllers.sync(server, system)
+    if server.policy(CredentialPolicy).writes_reach_hardware():
+        controllers.sync(server, system)
 
 
 def unlink_holder(server: Server, system: str, holder_uuid: str) -> None:
@@ -206,20 +286,15 @@ def _holder(server: Server, system: str, record: Record) -> Record | None:
 
 def shape(server: Server, system: str, record: Record) -> dict[str, Any]:
     """A credential as read back (the Credential schema)."""
-    holder = _holder(server, system, record) or {}
-    if server.faults.on("holder-names-frozen") and record.get("_holderNames"):
-        holder = record["_holderNames"]
-    kind = record.get("_holderKind")
-    kind_type = _HOLDER_TYPE.get(kind or "", record.get("type"))
-    if server.faults.on("credential-type-not-derived"):
-        kind_type = "PERSONNEL"
+    policy = server.policy(CredentialPolicy)
+    first, last = policy.holder_names(record, _holder(server, system, record) or {})
     values = {
         **public(record),
-        "status": effective_status(server, record),
-        "type": kind_type,
-        "holderUuid": record.get("holderUuid") if kind else None,
-        "holderFirstName": holder.get("firstName"),
-        "holderLastName": holder.get("lastName"),
+        "status": policy.status(record, server.clock.now()),
+        "type": policy.holder_type(record),
+        "holderUuid": record.get("holderUuid") if record.get("_holderKind") else None,
+        "holderFirstName": first,
+        "holderLastName": last,
         "accessControlListUuids": list(record.get("accessControlListUuids") or []),
         "enabled": record.get("enabled", True),
     }
@@ -230,13 +305,8 @@ def shape(server: Server, system: str, record: Record) -> dict[str, Any]:
 def _check_acls(call: Call, uuids: list[str] | None) -> list[str]:
     """422 naming accessControlListUuids when a list is not one of the caller's system."""
     wanted = list(dict.fromkeys(uuids or []))
-    if call.server.faults.on("unknown-acl-ignored"):
-        return [u for u in wanted if call.server.store.get("acl", u, call.system) is not None]
-    if any(call.server.store.get("acl", u, call.system) is None for u in wanted):
-        raise invalid_fields(
-            {"accessControlListUuids": "refers to an access control list that does not exist"}
-        )
-    return wanted
+    unknown = [u for u in wanted if call.server.store.get("acl", u, call.system) is None]
+    return call.server.policy(CredentialPolicy).lists_accepted(wanted, unknown)
 
 
 def _holder_of(call: Call) -> tuple[str, str]:
@@ -246,9 +316,7 @@ def _holder_of(call: Call) -> tuple[str, str]:
     if uuid is None:
         raise invalid_fields({"body": "a holder (personUuid or userUuid) is required"})
     if call.server.store.get(kind, uuid, call.system) is None:
-        if call.server.faults.on("holder-missing-422"):
-            raise invalid_fields({f"{kind}Uuid": "refers to a record that does not exist"})
-        raise not_found(kind)
+        raise call.server.policy(CredentialPolicy).missing_holder(kind)
     return kind, uuid
 
 
@@ -261,13 +329,11 @@ async def get_credential(call: Call) -> Response:
 
 @handles("createCredential")
 async def create_credential(call: Call) -> Response:
-    body = call.body
+    body, policy = call.body, call.server.policy(CredentialPolicy)
     acls = _check_acls(call, body.get("accessControlListUuids"))
     kind, holder = _holder_of(call)
     explicit = body.get("status")
-    enabled = body.get("enabled", True) is not False
-    if call.server.faults.on("enabled-flag-ignored"):
-        enabled = True  # enabled false is dropped: the credential is stored live
+    enabled = policy.enabled_on_create(body)
     if explicit in LIFECYCLE or explicit is None:
         explicit = None if enabled else "DISABLED"
     record: Record = {
@@ -288,12 +354,10 @@ async def create_credential(call: Call) -> Response:
     }
     if explicit is None:
         record["status"] = _lifecycle_status(call.server, record)
-    if call.server.faults.on("holder-names-frozen"):
-        named = call.server.store.get(kind, holder, call.system) or {}
-        record["_holderNames"] = {k: named.get(k) for k in ("firstName", "lastName")}
     store = call.server.store
     with store.transaction(), unique_or_409("credential"):
         uuid = store.insert(KIND, call.system, record, unique=_unique(record))
+        policy.created(call.system, uuid, record)
         sync_hardware(call.server, call.system)
     return ack(uuid, 201)
 
@@ -306,94 +370,65 @@ def _apply_status(call: Call, record: Record, status: str) -> None:
     record["status"], record["enabled"] = (None, True) if status in LIFECYCLE else (status, False)
 
 
-def _put_fields(call: Call) -> tuple[str, ...]:
-    """The plain fields a PUT copies over (fewer under this module's faults)."""
-    fields: tuple[str, ...] = ("activeDate", "expiryDate", "useLimit", "comments")
-    if call.server.faults.on("put-use-limit-ignored"):
-        fields = ("activeDate", "expiryDate", "comments")
-    if call.server.faults.on("put-status-drops-window") and call.body.get("status") is not None:
-        fields = ("comments",)
-    return fields
-
-
-def _updated(call: Call, record: Record) -> Record:
+def _updated(call: Call, record: Record, policy: CredentialPolicy) -> Record:
     """The record after the PUT body: only the fields sent change (readerType never)."""
-    body, new, faults = call.body, dict(record), call.server.faults
-    was_expired = effective_status(call.server, record) == "EXPIRED"
-    if faults.on("credential-put-clears-omitted"):
-        new.update({f: None for f in ("activeDate", "expiryDate", "useLimit", "comments")})
-    for field in _put_fields(call):
-        if field in body:
-            new[field] = body[field]
-    if faults.on("put-comments-appended") and record.get("comments") and body.get("comments"):
-        new["comments"] = f"{record['comments']}\n{body['comments']}"
-    if faults.on("omitted-acl-put-clears") and "accessControlListUuids" not in body:
-        new["accessControlListUuids"] = []
-    if "accessControlListUuids" in body and not (
-        faults.on("empty-acl-put-ignored") and not body["accessControlListUuids"]
-    ):
-        wanted = _check_acls(call, body["accessControlListUuids"])
-        if call.server.faults.on("acl-put-merges"):
-            wanted = list(dict.fromkeys([*record.get("accessControlListUuids", []), *wanted]))
-        new["accessControlListUuids"] = wanted
-    if call.server.faults.on("reader-type-changeable") and body.get("readerType"):
-        new["readerType"] = body["readerType"]
+    body = call.body
+    new = {**record, **policy.put_changes(record, body)}
+    sent: list[str] | None = None
+    if "accessControlListUuids" in body:
+        sent = _check_acls(call, body["accessControlListUuids"])
+    new["accessControlListUuids"] = policy.lists_after_put(
+        record.get("accessControlListUuids"), sent
+    )
     if body.get("status") is not None:
         _apply_status(call, new, body["status"])
     if new.get("status") in LIFECYCLE or new.get("status") is None:
-        new["status"] = _lifecycle_status(call.server, new)
-        rewindowed = "activeDate" in body or "expiryDate" in body
-        if was_expired and rewindowed and faults.on("extended-credential-stays-expired"):
-            new["status"], new["_expiredStuck"] = "EXPIRED", True
+        new["status"] = policy.lifecycle_after_put(record, new, body)
     return new
 
 
-def _release_identifier(call: Call) -> bool:
-    """Whether a deletion frees the identifier (only under the fault: it stays reserved)."""
-    return call.server.faults.on("deleted-identifier-reusable")
+def _unique_after_delete(policy: CredentialPolicy) -> dict[str, str | None] | None:
+    """The unique values a deleted record keeps: all of them (None), or none when freed."""
+    return None if policy.keeps_deleted_identifier() else {}
 
 
 @handles("updateCredential")
 async def update_credential(call: Call) -> Response:
-    store = call.server.store
+    store, policy = call.server.store, call.server.policy(CredentialPolicy)
     with store.transaction():
         record = fetch(call, KIND, call.path["uuid"], "credential")
-        new = _updated(call, record)
-        deleting = new.get("status") == "DELETED" and _release_identifier(call)
-        if new.get("status") == "DELETED" and call.server.faults.on("put-deleted-removes-record"):
-            store.delete(KIND, record["uuid"])
+        new = _updated(call, record, policy)
+        if new.get("status") != "DELETED":
+            store.replace(KIND, record["uuid"], new)
+        elif policy.keeps_deleted_record("PUT"):
+            store.replace(KIND, record["uuid"], new, unique=_unique_after_delete(policy))
         else:
-            store.replace(KIND, record["uuid"], new, unique={} if deleting else None)
+            store.delete(KIND, record["uuid"])
         sync_hardware(call.server, call.system)
     return ack(record["uuid"])
 
 
 @handles("deleteCredential")
 async def delete_credential(call: Call) -> Response:
-    store = call.server.store
+    store, policy = call.server.store, call.server.policy(CredentialPolicy)
     with store.transaction():
         record = fetch(call, KIND, call.path["uuid"], "credential")
-        if call.server.faults.on("credential-delete-hard"):
-            store.delete(KIND, record["uuid"])
-        else:
+        if policy.keeps_deleted_record("DELETE"):
             # Soft: the record stays readable for audit and keeps its identifier reserved.
             deleted = {**record, "status": "DELETED", "enabled": False}
-            store.replace(
-                KIND, record["uuid"], deleted, unique={} if _release_identifier(call) else None
-            )
+            store.replace(KIND, record["uuid"], deleted, unique=_unique_after_delete(policy))
+        else:
+            store.delete(KIND, record["uuid"])
         sync_hardware(call.server, call.system)
     return ack(record["uuid"])
 
 
 def _held_by(call: Call, kind: str, uuid: str) -> list[dict[str, Any]]:
-    def mine(record: Record) -> bool:
-        if call.server.faults.on("by-person-every-person") and kind == "person":
-            return record.get("_holderKind") == kind
-        return record.get("holderUuid") == uuid and record.get("_holderKind") == kind
-
-    return [
-        shape(call.server, call.system, r) for r in call.server.store.all(KIND, call.system, mine)
-    ]
+    """The credentials listed for one person or user, as read back."""
+    policy = call.server.policy(CredentialPolicy)
+    mine = call.server.store.all(KIND, call.system, lambda r: policy.belongs_to(r, kind, uuid))
+    shaped = [shape(call.server, call.system, r) for r in mine]
+    return [c for c in shaped if policy.listed_with_status(kind, c["status"])]
 
 
 @handles("listCredentialsByPerson")
@@ -405,7 +440,4 @@ async def list_credentials_by_person(call: Call) -> Response:
 @handles("listCredentialsByUser")
 async def list_credentials_by_user(call: Call) -> Response:
     user = fetch(call, "user", call.path["userUuid"], "user")
-    held = _held_by(call, "user", user["uuid"])
-    if call.server.faults.on("by-user-hides-deleted"):
-        held = [c for c in held if c["status"] not in NOT_LIVE]
-    return reply(200, held)
+    return reply(200, _held_by(call, "user", user["uuid"]))

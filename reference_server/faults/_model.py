@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import cast
+
+from reference_server._policy import P, Policy, domain_policy, overridden_decisions
 
 
 @dataclass(frozen=True)
@@ -16,6 +19,8 @@ class Fault:
     unchecked: str | None = None  # validation seam: this body field's rules are not enforced
     swap: tuple[int, int] | None = None  # response seam: answer the second status for the first
     optional: bool = False  # with unchecked: a missing value is not refused either
+    # Policy seam: a subclass of a domain policy overriding one decision (see _policy.py).
+    policy: type[Policy] | None = None
 
 
 CATALOGUE: dict[str, Fault] = {}
@@ -40,6 +45,17 @@ def swap(name: str, rule: str, statuses: tuple[int, int], *operations: str) -> N
     CATALOGUE[name] = Fault(name, rule, does, operations=operations, swap=statuses)
 
 
+def overrides(name: str, rule: str, does: str) -> Callable[[type[P]], type[P]]:
+    """Register the decorated policy override as the behaviour of fault ``name``."""
+
+    def register(override: type[P]) -> type[P]:
+        overridden_decisions(override)  # refuses a malformed override at import
+        CATALOGUE[name] = Fault(name, rule, does, policy=override)
+        return override
+
+    return register
+
+
 # The statuses most declarative swaps exchange.
 NOT_FOUND = (404, 400)
 DUPLICATE = (409, 422)
@@ -54,6 +70,7 @@ class Faults:
         if unknown:
             raise ValueError(f"unknown fault: {', '.join(unknown)}")
         self._active = frozenset(names)
+        self._overrides: dict[tuple[type[Policy], frozenset[str]], tuple[type[Policy], ...]] = {}
 
     def switch(self, names: Iterable[str]) -> None:
         """Replace the active faults (the control plane's ``PUT /_reference/faults``)."""
@@ -71,6 +88,23 @@ class Faults:
     @property
     def active(self) -> frozenset[str]:
         return self._active
+
+    def overrides_of(self, policy: type[P]) -> tuple[type[P], ...]:
+        """The active faults' overrides of ``policy``, in catalogue order (the first outermost)."""
+        # Keyed by the active set too: a switch racing a request can never serve stale overrides.
+        key = (policy, self._active)
+        found = self._overrides.get(key)
+        if found is None:
+            found = tuple(
+                fault.policy
+                for name, fault in CATALOGUE.items()
+                if name in key[1]
+                and fault.policy is not None
+                and domain_policy(fault.policy) is policy
+            )
+            self._overrides[key] = found
+        # Each override's only base is ``policy``, which the filter above checked.
+        return cast("tuple[type[P], ...]", found)
 
     def unchecked_fields(self, operation_id: str) -> set[str]:
         """Body fields whose validation the active faults switch off for this operation."""

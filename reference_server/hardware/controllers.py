@@ -20,8 +20,6 @@ from reference_server._state import Server
 from reference_server.store import Record
 
 KIND = "controller"
-# Faults keeping a switched-off credential on the controllers, by its status.
-_KEPT_ON = {"DISABLED": "disabled-kept-on-hardware", "DELETED": "deleted-kept-on-hardware"}
 
 
 def install(server: Server) -> None:
@@ -59,17 +57,16 @@ def _covered_points(server: Server, system: str) -> dict[str, list[str]]:
 
 
 def _held(server: Server, system: str, points: list[str]) -> list[dict[str, Any]]:
-    from reference_server.domain.credentials import effective_status, identifier_of
+    from reference_server.domain.credentials import CredentialPolicy, identifier_of
 
     covered = _covered_points(server, system)
-    pushes_all = server.faults.on("inactive-pushed-to-hardware")
+    # Which statuses a controller holds is the credentials part's decision (ACTIVE only).
+    policy = server.policy(CredentialPolicy)
     held = []
     for record in server.store.all("credential", system):
-        status = effective_status(server, record)
-        if status != "ACTIVE" and not (pushes_all and status != "DELETED"):
-            kept = _KEPT_ON.get(status)
-            if not (kept and server.faults.on(kept)):
-                continue
+        status = policy.status(record, server.clock.now())
+        if not policy.held_by_controller(status):
+            continue
         lists = list(record.get("accessControlListUuids") or [])
         opens = {p for acl in lists for p in covered.get(acl, [])}
         held.append(
@@ -141,6 +138,8 @@ def _public(controller: Record, system: str) -> dict[str, Any]:
 
 def listing(server: Server) -> list[dict[str, Any]]:
     """Every controller of every system, after bringing each up to date with the clock."""
-    if not server.faults.on("credential-writes-not-pushed"):
+    from reference_server.domain.credentials import CredentialPolicy
+
+    if server.policy(CredentialPolicy).writes_reach_hardware():
         sync_all(server)
     return [entry for system in server.systems() for entry in controllers_of(server, system)]
