@@ -23,6 +23,8 @@ _SCHEMA = json.loads((Path(__file__).with_name("profile.schema.json")).read_text
 _SCHEMA["$defs"]["key"].update(
     zip(("minLength", "maxLength"), spec.key_header_length(), strict=True)
 )
+# The keys a profile may name, in the schema's order: the one list of them.
+KEY_NAMES: tuple[str, ...] = tuple(_SCHEMA["properties"]["keys"]["properties"])
 _API_ROOT = "/api/ws/v1"
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DOCUMENTED_BUCKET = {

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import spec
 from harness._forecast import Bucket, Model, Step, forecast, minimum
 from harness._plan import CostTable, Plan, build, units_of
+from harness._profile import KEY_NAMES
 from harness._spend import FAILED_AUTH
 
 if TYPE_CHECKING:
@@ -48,8 +49,7 @@ def default_plan(profile: Profile | None) -> str:
 
 def buckets_of(profile: Profile) -> dict[str, Bucket]:
     """The paced buckets, as the profile says the target enforces them."""
-    names = ["full", "readonly", "none", "disabled", "other_system", "encrypted"]
-    found = {n: profile.bucket(n) for n in names if profile.has_key(n)}
+    found = {n: profile.bucket(n) for n in KEY_NAMES if n != UNPACED and profile.has_key(n)}
     found[FAILED_AUTH] = profile.unauthenticated_bucket()
     return {n: Bucket(s["capacity"], s["refill_per_minute"]) for n, s in found.items()}
 

@@ -29,7 +29,7 @@ from harness._plan import PLANS, CostTable, without_fault
 from harness._planning import Planning
 from harness._preflight import PREFLIGHT, PreflightError
 from harness._preflight import run as preflight
-from harness._profile import Profile, ProfileError
+from harness._profile import KEY_NAMES, Profile, ProfileError
 from harness._receiver import Receiver
 from harness._report import Collector, report_key, worker_output
 from harness._run import Run
@@ -54,7 +54,6 @@ MARKERS = {
     "(harness/plans.yaml), e.g. permission:Write Users",
 }
 NOT_CONFIGURED = "not configured"
-KEY_NAMES = ("full", "readonly", "none", "disabled", "other_system", "rate_limit", "encrypted")
 _ACTIVE: list[pytest.Config] = []
 
 
