@@ -92,7 +92,10 @@ def _files_of(rule_map: dict[str, list[str]], rules: set[str]) -> list[str]:
 
 
 def _chunks(faults: list[Fault], rule_map: dict[str, list[str]], count: int) -> list[list[Fault]]:
-    """Split the faults into ``count`` groups of about equal test counts."""
+    """Split the faults into ``count`` groups of about equal test counts; a fault that leaves
+    unreadable records (``lasting``) gets a group, and so a server, of its own."""
+    alone = [[f] for f in faults if f.lasting]
+    faults = [f for f in faults if not f.lasting]
     weight = {f.name: sum(f.rule in tagged for tagged in rule_map.values()) for f in faults}
     groups: list[list[Fault]] = [[] for _ in range(max(1, count))]
     loads = [0] * len(groups)
@@ -100,7 +103,7 @@ def _chunks(faults: list[Fault], rule_map: dict[str, list[str]], count: int) -> 
         lightest = loads.index(min(loads))
         groups[lightest].append(fault)
         loads[lightest] += weight[fault.name]
-    return [g for g in groups if g]
+    return [g for g in groups if g] + alone
 
 
 def run_matrix(

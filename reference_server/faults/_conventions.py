@@ -179,11 +179,13 @@ fault(
     "CONV-JSON-READABLE",
     "bodies are read as Python's json reads them: UTF-16, NaN and Infinity accepted, nesting and "
     "number length unbounded",
+    lasting=True,
 )
 fault(
     "lone-surrogate-stored",
     "CONV-TEXT-FAITHFUL",
     "a string with a lone surrogate escape is accepted and stored (its reads then fail)",
+    lasting=True,
 )
 fault(
     "nul-truncates-text",

@@ -21,13 +21,16 @@ class Fault:
     optional: bool = False  # with unchecked: a missing value is not refused either
     # Policy seam: a subclass of a domain policy overriding one decision (see _policy.py).
     policy: type[Policy] | None = None
+    # It stores what the server cannot read back, so every later read of those records fails:
+    # the self-check gives it a server of its own, lest it hide the faults tested after it.
+    lasting: bool = False
 
 
 CATALOGUE: dict[str, Fault] = {}
 
 
-def fault(name: str, rule: str, does: str) -> None:
-    CATALOGUE[name] = Fault(name, rule, does)
+def fault(name: str, rule: str, does: str, *, lasting: bool = False) -> None:
+    CATALOGUE[name] = Fault(name, rule, does, lasting=lasting)
 
 
 def unchecked(name: str, rule: str, field: str, *operations: str) -> None:
