@@ -2,6 +2,10 @@
 
 Also lists what a user hosts: the invitations in a fixed window around now, and the
 registrations paged by their registration state.
+
+The decisions inside these steps are the methods of ``UserPolicy``; the handlers ask
+``server.policy(UserPolicy)`` for the one in force, which is where the user faults
+(``faults/_people.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations
@@ -11,12 +15,13 @@ import secrets
 import string
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
 from reference_server._errors import conflict
+from reference_server._policy import Policy
 from reference_server._time import format_instant, parse_instant
 from reference_server.domain import handles
 from reference_server.domain._common import (
@@ -31,7 +36,6 @@ from reference_server.domain.persons import (
     claim_photo,
     criteria_of,
     drop_photo,
-    faulty_holdings,
     matches,
     new_qr_code,
     photo_fields,
@@ -40,6 +44,11 @@ from reference_server.domain.persons import (
     row,
 )
 from reference_server.store import Record
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 # Body fields kept on the record; the password is kept only as a hash, the rest is one-shot.
 _WRITE_ONLY = ("password", "sendOnBoardingMessage", "photoUuid")
@@ -88,42 +97,138 @@ def _generated_username() -> str:
     return f"sso-{secrets.token_hex(8)}"
 
 
-def _default_role(call: Call) -> str | None:
-    defaults = call.server.store.all("role", call.system, lambda r: bool(r.get("default")))
+def _default_role(server: Server, system: str) -> str | None:
+    defaults = server.store.all("role", system, lambda r: bool(r.get("default")))
     return defaults[0]["uuid"] if defaults else None
 
 
+def invite_entry(invite: Mapping[str, Any]) -> dict[str, Any]:
+    """One hosted invitation as the user listings show it."""
+    return {
+        "registrationId": invite["uuid"],
+        **{f: invite.get(f) for f in INVITE_ENTRY_FIELDS},
+    }
+
+
+class UserPolicy(Policy):
+    """The decisions inside the user steps, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Read shape.
+    def read_fields(self, record: Record) -> dict[str, Any]:
+        """The account fields a read shows (the photo fields aside)."""
+        shown = {"uuid": record["uuid"], **{f: record.get(f) for f in FIELDS}}
+        # Only the empty string ever leaves the server: the password is write-only.
+        shown["password"] = ""
+        return shown
+
+    # Create and replace.
+    def written_fields(self, body: dict[str, Any], current: Record | None) -> dict[str, Any]:
+        """The account fields a create or a replace (``current`` given) takes: the body's alone."""
+        return {f: body.get(f) for f in FIELDS}
+
+    def role_when_omitted(self, system: str, current: Record | None) -> str | None:
+        """The role of an account written without one: the system's default role."""
+        return _default_role(self.server, system)
+
+    def username_when_omitted(self, current: Record | None) -> str | None:
+        """The username of an account written without one: a generated one."""
+        return _generated_username()
+
+    def unique_fields(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields no two accounts of a system may share: e-mail and username."""
+        return {"email": data.get("email"), "username": data.get("username")}
+
+    def references_checked(self) -> dict[str, str]:
+        """The body fields that must name an existing record, with the record kind."""
+        return dict(REFERENCES)
+
+    def attaches_photo_on_create(self) -> bool:
+        """Whether a create's photoUuid attaches the photo."""
+        return True
+
+    def sends_onboarding_message(self) -> bool:
+        """Whether a create asking for it sends the welcome e-mail."""
+        return True
+
+    # Lists and search.
+    def list_parameters(self) -> dict[str, str]:
+        """The deprecated list's query parameters, each with the field it filters."""
+        return dict(_LIST_PARAMS)
+
+    def search_criteria(self) -> dict[str, str]:
+        """The search body's criteria, each with the field it filters."""
+        return dict(CRITERIA)
+
+    def search_matches_anywhere(self) -> bool:
+        """Whether a search criterion matches anywhere in the field (not only at its start)."""
+        return True
+
+    def search_row_extra(self) -> tuple[str, ...]:
+        """Fields a search row carries beside the documented ones: none."""
+        return ()
+
+    # Delete.
+    def keeps_deleted_account(self) -> bool:
+        """Whether DELETE keeps the account (disabled) instead of removing it."""
+        return False
+
+    def cancels_hosted_invites(self) -> bool:
+        """Whether deleting a user cancels the invitations it hosts."""
+        return True
+
+    def keeps_holder_on_delete(self, credential: Record) -> bool:
+        """Whether a credential of a deleted user keeps naming it as holder: none does."""
+        return False
+
+    # Enable and disable.
+    def refuses_unchanged_enabled(self) -> bool:
+        """Whether enabling an enabled user (or disabling a disabled one) answers 409."""
+        return True
+
+    def disabled(self, system: str, user_uuid: str) -> None:
+        """A user is being disabled; nothing more to do on the correct server."""
+
+    def writes_enabled(self, enabled: bool) -> bool:
+        """Whether an enable (``enabled``) or a disable is stored."""
+        return True
+
+    # Hosted invitations and registrations.
+    def invites_window_back(self) -> timedelta:
+        """How far back the user's invitation list reaches."""
+        return WINDOW_BACK
+
+    def invite_list_entry(self, invite: Mapping[str, Any]) -> dict[str, Any]:
+        """One entry of the user's invitation list."""
+        return invite_entry(invite)
+
+    def registration_filter(self, status: str) -> str | None:
+        """The registration state a status parameter lists (None: every one)."""
+        # Any value other than the three named states lists everything, like ALL.
+        return REGISTRATION_FILTERS.get(status)
+
+    def registrations_start(self, start: int) -> int:
+        """The first registration of the page asked for from ``start``."""
+        return start
+
+
 def _read(call: Call, record: Record) -> dict[str, Any]:
-    shown = {"uuid": record["uuid"], **{f: record.get(f) for f in FIELDS}}
-    # Only the empty string ever leaves the server (the fault shows the stored hash).
-    shown["password"] = ""
-    if call.server.faults.on("user-password-returned"):
-        shown["password"] = record.get("_password") or ""
-    if call.server.faults.on("user-read-drops-department"):
-        shown["department"] = None
+    shown = call.server.policy(UserPolicy).read_fields(record)
     return {**shown, **photo_fields(call, record)}
 
 
 def _build(call: Call, current: Record | None) -> dict[str, Any]:
     """The account rebuilt from the body alone, with the documented defaults filled in."""
-    body, faults = call.body, call.server.faults
-    data = {f: body.get(f) for f in FIELDS}
-    if current is not None and faults.on("user-put-keeps-omitted"):
-        kept = [f for f in FIELDS if f not in ("username", "role", "enabled")]
-        data.update({f: body.get(f, current.get(f)) for f in kept})
+    body, policy = call.body, call.server.policy(UserPolicy)
+    data = policy.written_fields(body, current)
     if data["role"] is None:
-        data["role"] = _default_role(call)
-        if current is not None and faults.on("user-put-keeps-role"):
-            data["role"] = current.get("role")
-        if current is None and faults.on("user-default-role-unset"):
-            data["role"] = None
+        data["role"] = policy.role_when_omitted(call.system, current)
     generated = data["username"] is None
     if generated:
-        data["username"] = _generated_username()
-        if current is None and faults.on("user-username-not-generated"):
-            data["username"] = None
-        if current is not None and faults.on("user-put-keeps-username"):
-            data["username"] = current.get("username")
+        data["username"] = policy.username_when_omitted(current)
     if data["enabled"] is None:
         data["enabled"] = True
     data["_passwordLogin"] = not generated
@@ -162,29 +267,16 @@ def _send_onboarding(call: Call, uuid: str, email: str, password: str | None) ->
 
 
 def _unique(call: Call, data: Mapping[str, Any]) -> dict[str, Any]:
-    if call.server.faults.on("user-duplicate-username-allowed"):
-        return {"email": data.get("email")}
-    return {"email": data.get("email"), "username": data.get("username")}
+    return call.server.policy(UserPolicy).unique_fields(data)
 
 
 def _checked_references(call: Call) -> None:
-    faults = call.server.faults
-    checked = dict(REFERENCES)
-    if faults.on("user-reference-unchecked"):
-        checked = {"role": "role"}
-    if faults.on("user-role-unchecked"):
-        checked.pop("role")
-    if faults.on("user-cost-center-checked"):
-        # Users carry no cost center; the fault checks one like a reference all the same.
-        checked["costCenter"] = "cost_center"
-    check_references(call, call.body, checked)
+    check_references(call, call.body, call.server.policy(UserPolicy).references_checked())
 
 
 @handles("listUsersDeprecated")
 async def list_users_deprecated(call: Call) -> Response:
-    params = dict(_LIST_PARAMS)
-    if call.server.faults.on("user-list-ignores-identity-nr"):
-        params.pop("identity_nr")
+    params = call.server.policy(UserPolicy).list_parameters()
     criteria = {field: call.query[p] for p, field in params.items() if p in call.query}
     found = call.server.store.all("user", call.system, lambda r: matches(r, criteria))
     return paged([row(r) for r in found], call.query["start"], call.query["limit"])
@@ -192,15 +284,13 @@ async def list_users_deprecated(call: Call) -> Response:
 
 @handles("searchUsers")
 async def search_users(call: Call) -> Response:
-    names = dict(CRITERIA)
-    if call.server.faults.on("user-search-unknown-criterion-applied"):
-        names["mobile"] = "mobile"
-    criteria = criteria_of(call.body, names)
-    prefix_only = call.server.faults.on("user-search-prefix-only")
+    policy = call.server.policy(UserPolicy)
+    criteria = criteria_of(call.body, policy.search_criteria())
+    prefix_only = not policy.search_matches_anywhere()
     found = call.server.store.all(
         "user", call.system, lambda r: matches(r, criteria, prefix_only=prefix_only)
     )
-    extra = ("username",) if call.server.faults.on("user-search-rows-carry-username") else ()
+    extra = policy.search_row_extra()
     rows = [row(r, extra) for r in found]
     return paged(rows, call.body.get("start", 0), call.body.get("limit", 500))
 
@@ -215,11 +305,11 @@ async def create_user(call: Call) -> Response:
     _checked_references(call)
     data = _build(call, None)
     hashed, mailed = _password_of(call, None)
-    store = call.server.store
+    store, policy = call.server.store, call.server.policy(UserPolicy)
     await prepare_photo(call)
     with store.transaction(), unique_or_409("user"):
         photo_id = None
-        if not call.server.faults.on("user-create-ignores-photo"):
+        if policy.attaches_photo_on_create():
             photo_id = claim_photo(call, call.body, None)
         record = {
             **data,
@@ -231,7 +321,7 @@ async def create_user(call: Call) -> Response:
         }
         uuid = store.insert("user", call.system, record, unique=_unique(call, data))
         welcome = call.body.get("sendOnBoardingMessage")
-        if welcome and not call.server.faults.on("onboarding-message-not-sent"):
+        if welcome and policy.sends_onboarding_message():
             _send_onboarding(call, uuid, data["email"], mailed)
     return ack(uuid, 201)
 
@@ -265,16 +355,17 @@ async def delete_user(call: Call) -> Response:
     from reference_server.domain import credentials, invites
 
     server, store = call.server, call.server.store
-    if server.faults.on("user-delete-disables-only"):
+    policy = server.policy(UserPolicy)
+    if policy.keeps_deleted_account():
         store.replace("user", record["uuid"], {**record, "enabled": False})
         return ack(record["uuid"])
     with store.transaction():
-        if not server.faults.on("user-delete-keeps-invites"):
+        if policy.cancels_hosted_invites():
             invites.cancel_hosted(server, call.system, record["uuid"])
-        faults = ("user-delete-keeps-holder", "user-delete-keeps-qr-code")
-        held = faulty_holdings(call, record["uuid"], *faults)
+        # The credentials as they were before the unlink, for those that keep their holder.
+        held = store.all("credential", call.system, lambda r: r.get("holderUuid") == record["uuid"])
         credentials.unlink_holder(server, call.system, record["uuid"])
-        relink(call, held, qr_only=not server.faults.on(faults[0]))
+        relink(call, [c for c in held if policy.keeps_holder_on_delete(c)])
         # The QR code goes first, and the hardware forgets it, then the account itself.
         revoked = format_instant(server.clock.now())
         store.replace(
@@ -288,25 +379,19 @@ async def delete_user(call: Call) -> Response:
 
 async def _set_enabled(call: Call, enabled: bool) -> Response:
     record = fetch(call, "user", call.path["uuid"])
+    policy = call.server.policy(UserPolicy)
     already = bool(record.get("enabled")) == enabled
-    if already and not call.server.faults.on("user-enable-twice-accepted"):
+    if already and policy.refuses_unchanged_enabled():
         raise conflict(f"the user is already {'enabled' if enabled else 'disabled'}")
     changed = {**record, "enabled": enabled}
     if not enabled:
         # Sign-in stops at once: sessions opened before this moment are no longer honoured.
         changed["_sessions_revoked_at"] = format_instant(call.server.clock.now())
-        if call.server.faults.on("user-disable-suspends-credentials"):
-            _suspend_credentials(call, record["uuid"])
-    if enabled and call.server.faults.on("user-enable-ignored"):
+        policy.disabled(call.system, record["uuid"])
+    if not policy.writes_enabled(enabled):
         return ack(record["uuid"])
     call.server.store.replace("user", record["uuid"], changed)
     return ack(record["uuid"])
-
-
-def _suspend_credentials(call: Call, user_uuid: str) -> None:
-    store = call.server.store
-    for held in store.all("credential", call.system, lambda r: r.get("holderUuid") == user_uuid):
-        store.replace("credential", held["uuid"], {**held, "enabled": False})
 
 
 @handles("enableUser")
@@ -325,14 +410,6 @@ def _hosted(call: Call, user_uuid: str) -> list[dict[str, Any]]:
     return list(invites.hosted_by(call.server, call.system, user_uuid))
 
 
-def invite_entry(invite: Mapping[str, Any]) -> dict[str, Any]:
-    """One hosted invitation as the user listings show it."""
-    return {
-        "registrationId": invite["uuid"],
-        **{f: invite.get(f) for f in INVITE_ENTRY_FIELDS},
-    }
-
-
 def _in_window(invite: Mapping[str, Any], earliest: Any, latest: Any) -> bool:
     """Whether the invitation's validity overlaps [earliest, latest]."""
     try:
@@ -346,32 +423,21 @@ def _in_window(invite: Mapping[str, Any], earliest: Any, latest: Any) -> bool:
 @handles("listUserInvites")
 async def list_user_invites(call: Call) -> Response:
     user = fetch(call, "user", call.path["uuid"])
-    now = call.server.clock.now()
-    back = timedelta(days=30) if call.server.faults.on("user-invites-window-30-days-back") else None
-    earliest, latest = now - (back or WINDOW_BACK), now + WINDOW_AHEAD
+    now, policy = call.server.clock.now(), call.server.policy(UserPolicy)
+    earliest, latest = now - policy.invites_window_back(), now + WINDOW_AHEAD
     hosted = [i for i in _hosted(call, user["uuid"]) if _in_window(i, earliest, latest)]
-    entries = [invite_entry(i) for i in hosted]
-    if call.server.faults.on("user-invite-entry-no-text-message"):
-        entries = [{**e, "inviteTextMessage": None} for e in entries]
-    return reply(200, entries)
+    return reply(200, [policy.invite_list_entry(i) for i in hosted])
 
 
 @handles("listUserRegistrations")
 async def list_user_registrations(call: Call) -> Response:
     user = fetch(call, "user", call.path["uuid"])
-    # Any value other than the three named states lists everything, like ALL.
+    policy = call.server.policy(UserPolicy)
     status = call.query.get("status") or "ALL"
-    wanted = REGISTRATION_FILTERS.get(status)
-    if status not in (*REGISTRATION_FILTERS, "ALL") and call.server.faults.on(
-        "user-registrations-unknown-status-empty"
-    ):
-        wanted = status
+    wanted = policy.registration_filter(status)
     entries = [
         {**invite_entry(i), "registrationStatus": i.get("registrationStatus")}
         for i in _hosted(call, user["uuid"])
         if wanted is None or i.get("registrationStatus") == wanted
     ]
-    start = call.query["start"]
-    if call.server.faults.on("user-registrations-ignore-start"):
-        start = 0
-    return paged(entries, start, call.query["limit"])
+    return paged(entries, policy.registrations_start(call.query["start"]), call.query["limit"])

@@ -11,17 +11,23 @@ from pathlib import Path
 
 import pytest
 
-from reference_server._policy import domain_policy, overridden_decisions
+from reference_server._policy import Policy, domain_policy, overridden_decisions
 from reference_server._state import Server
 from reference_server._time import format_instant
 from reference_server.domain.credentials import CredentialPolicy
+from reference_server.domain.users import UserPolicy
 from reference_server.faults import CATALOGUE, Faults
 from reference_server.faults._model import overrides
 from reference_server.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 # Domain code converted to the policy seam: it holds the correct behaviour only.
-CONVERTED = ("reference_server/domain/credentials.py", "reference_server/hardware/controllers.py")
+CONVERTED = (
+    "reference_server/domain/credentials.py",
+    "reference_server/hardware/controllers.py",
+    "reference_server/domain/users.py",
+)
+POLICIES = (CredentialPolicy, UserPolicy)
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
 
@@ -39,12 +45,35 @@ def test_every_policy_fault_overrides_decisions_of_its_domain_policy() -> None:
     assert policy_faults
     for fault in policy_faults:
         assert fault.policy is not None
-        assert domain_policy(fault.policy) is CredentialPolicy, fault.name
+        assert domain_policy(fault.policy) in POLICIES, fault.name
         assert overridden_decisions(fault.policy), fault.name
 
 
-def test_without_faults_the_policy_is_the_domain_class_itself() -> None:
-    assert type(_server().policy(CredentialPolicy)) is CredentialPolicy
+@pytest.mark.parametrize("policy", POLICIES)
+def test_without_faults_the_policy_is_the_domain_class_itself(policy: type[Policy]) -> None:
+    assert type(_server().policy(policy)) is policy
+
+
+def test_faults_of_one_domain_leave_the_other_domain_policy_alone() -> None:
+    server = _server("user-delete-keeps-holder", "credential-never-expires")
+    assert type(server.policy(UserPolicy)) is not UserPolicy
+    assert type(server.policy(CredentialPolicy)) is not CredentialPolicy
+    assert (
+        _server("user-delete-keeps-holder").policy(CredentialPolicy).__class__ is CredentialPolicy
+    )
+
+
+def test_user_faults_on_one_decision_stack() -> None:
+    qr_code, card = {"readerType": "QR_CODE"}, {"readerType": "CARD"}
+    correct = _server().policy(UserPolicy)
+    assert not correct.keeps_holder_on_delete(qr_code)
+    assert not correct.keeps_holder_on_delete(card)
+    qr_only = _server("user-delete-keeps-qr-code").policy(UserPolicy)
+    assert qr_only.keeps_holder_on_delete(qr_code) and not qr_only.keeps_holder_on_delete(card)
+    both = _server("user-delete-keeps-qr-code", "user-delete-keeps-holder").policy(UserPolicy)
+    assert both.keeps_holder_on_delete(qr_code) and both.keeps_holder_on_delete(card)
+    checked = _server("user-reference-unchecked", "user-role-unchecked", "user-cost-center-checked")
+    assert checked.policy(UserPolicy).references_checked() == {"costCenter": "cost_center"}
 
 
 def test_faults_on_one_decision_stack() -> None:
