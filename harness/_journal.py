@@ -30,13 +30,14 @@ def default_state_dir() -> Path:
 
 
 @dataclass(frozen=True)
-class Made:
-    """One record the run made, as the journal keeps it."""
+class Entry:
+    """A record the run made: the ledger's entry, and (less ``test``) a line of its file."""
 
     uuid: str
     delete_path: str | None
     key: str
     label: str
+    test: str = ""  # the test that created it: its cleanup is part of that test's cost
 
 
 class Journal:
@@ -59,8 +60,10 @@ class Journal:
             self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
             self._file.flush()
 
-    def made(self, record: Made) -> None:
-        self._write({"event": "made", **asdict(record)})
+    def made(self, entry: Entry) -> None:
+        # The booking test is the run's own business: a sweep has no test to book to.
+        line = {k: v for k, v in asdict(entry).items() if k != "test"}
+        self._write({"event": "made", **line})
 
     def gone(self, uuid: str) -> None:
         """The record is deleted, or was never the run's to delete (a claimed staged file)."""
@@ -89,11 +92,11 @@ def _lines(path: Path) -> Iterator[dict[str, Any]]:
                 return  # the last line of a killed run may be cut short: what precedes holds
 
 
-def read(path: Path) -> tuple[dict[str, Any], list[Made]]:
+def read(path: Path) -> tuple[dict[str, Any], list[Entry]]:
     """The target a ledger file belongs to, and the records it says are still there (oldest
     first)."""
     target: dict[str, Any] = {}
-    left: dict[str, Made] = {}
+    left: dict[str, Entry] = {}
     for line in _lines(path):
         event = line.pop("event", None)
         if event == "run" and not target:
@@ -102,7 +105,7 @@ def read(path: Path) -> tuple[dict[str, Any], list[Made]]:
             fields: dict[str, Any] = {
                 k: line.get(k) for k in ("uuid", "delete_path", "key", "label")
             }
-            record = Made(**fields)
+            record = Entry(**fields)
             left[record.uuid.lower()] = record
         elif event == "gone":
             left.pop(str(line.get("uuid", "")).lower(), None)

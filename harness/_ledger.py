@@ -11,22 +11,12 @@ from __future__ import annotations
 import threading
 import uuid as uuidlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 import spec
-from harness._journal import Journal, Made
-
-
-@dataclass(frozen=True)
-class Entry:
-    uuid: str
-    delete_path: str | None
-    key: str
-    label: str
-    test: str = ""  # the test that created it: its cleanup is part of that test's cost
+from harness._journal import Entry, Journal
 
 
 def delete_path_for(
@@ -85,11 +75,12 @@ class Ledger:
     def register(
         self, uuid: str, delete_path: str | None, key: str, label: str, test: str = ""
     ) -> None:
+        entry = Entry(uuid, delete_path, key, label, test)
         with self._lock:
-            self._entries.append(Entry(uuid, delete_path, key, label, test))
+            self._entries.append(entry)
             self._mine.add(uuid.lower())
         if self.journal is not None:
-            self.journal.made(Made(uuid, delete_path, key, label))
+            self.journal.made(entry)
 
     def fresh_uuid(self) -> str:
         """A UUID no record has: safe to address in not-found tests."""

@@ -20,8 +20,8 @@ from harness._control import ControlPlane
 from harness._embedded import EmbeddedServer
 from harness._health import DEFAULT_REQUEST_SECONDS, Health
 from harness._interrupts import Interrupts
-from harness._journal import SUFFIX, Journal
-from harness._ledger import Entry, Ledger
+from harness._journal import SUFFIX, Entry, Journal
+from harness._ledger import Ledger
 from harness._pacing import Pacer
 from harness._profile import Profile, load
 from harness._spend import FAILED_AUTH, SETUP

@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import spec
 from fixtures.factories import run_tag
 from harness._client import TargetClient
 from harness._interrupts import Interrupts
-from harness._journal import SUFFIX, Journal, Made, files_of, read
+from harness._journal import SUFFIX, Entry, Journal, files_of, read
 from harness._profile import load
 from harness._run import Run
 
 API = "/api/ws/v1"
-PAGE = 1000  # the largest page the searches and the invitation list serve
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,18 @@ def _carries(value: Any, tag: str, contains: bool) -> bool:
     return isinstance(value, str) and (tag in value if contains else value.startswith(tag))
 
 
+def _largest_page(kind: Kind) -> int:
+    """The spec's maximum ``limit`` of the search body or of the list's query."""
+    op = spec.match("POST" if kind.search else "GET", f"{API}{kind.path}")
+    assert op is not None, kind.path
+    if kind.search:
+        body = spec.resolve(op[0].raw["requestBody"])["content"]["application/json"]["schema"]
+        limit = spec.resolve(body)["properties"]["limit"]
+    else:
+        limit = next(p["schema"] for p in op[0].parameters() if p["name"] == "limit")
+    return int(spec.resolve(limit)["maximum"])
+
+
 def _rows(client: TargetClient, kind: Kind, tag: str) -> Iterator[dict[str, Any]]:
     """Every record of ``kind`` the target lists (narrowed by the tag where a search can)."""
     if not (kind.search or kind.paged):
@@ -87,40 +99,40 @@ def _rows(client: TargetClient, kind: Kind, tag: str) -> Iterator[dict[str, Any]
         response.raise_for_status()
         yield from response.json()
         return
-    start = 0
+    start, page = 0, _largest_page(kind)
     while True:
         if kind.search:
-            body = {kind.field: tag, "start": start, "limit": PAGE}
+            body = {kind.field: tag, "start": start, "limit": page}
             response = client.post(f"{API}{kind.path}", json=body, checks=False)
         else:
-            params = {"start": start, "limit": PAGE, "filter": "ALL"}
+            params = {"start": start, "limit": page, "filter": "ALL"}
             response = client.get(f"{API}{kind.path}", params=params, checks=False)
         response.raise_for_status()
         entries = response.json().get("entries") or []
         yield from entries
-        if len(entries) < PAGE:
+        if len(entries) < page:
             return
         start += len(entries)
 
 
-def tagged(client: TargetClient, tag: str) -> list[Made]:
+def tagged(client: TargetClient, tag: str) -> list[Entry]:
     """The records carrying ``tag``, in registration order (see :data:`KINDS`)."""
-    found: list[Made] = []
-    credentials: list[Made] = []
+    found: list[Entry] = []
+    credentials: list[Entry] = []
     for kind in KINDS:
         for row in _rows(client, kind, tag):
             uuid = row.get(kind.id_field)
             if not isinstance(uuid, str) or not _carries(row.get(kind.field), tag, kind.contains):
                 continue
             template = DELETE_PATHS.get(kind.create, f"{kind.path}/{{}}")
-            found.append(Made(uuid, API + template.format(uuid), "full", kind.create))
+            found.append(Entry(uuid, API + template.format(uuid), "full", kind.create))
             if kind.create in CREDENTIALS_OF:
                 # Deleting a person or user unlinks its credentials, which stay: find them now.
                 listed = client.get(API + CREDENTIALS_OF[kind.create].format(uuid), checks=False)
                 for card in listed.json() if listed.status_code == 200 else []:
                     if _carries(card.get("uniqueIdentifier"), tag, False):
                         path = f"{API}/credentials/{card['uuid']}"
-                        credentials.append(Made(card["uuid"], path, "full", "createCredential"))
+                        credentials.append(Entry(card["uuid"], path, "full", "createCredential"))
     return found + credentials
 
 
@@ -139,7 +151,7 @@ class Sweep:
         run.start()
         return run
 
-    def _remove(self, run: Run, records: list[Made], what: str) -> bool:
+    def _remove(self, run: Run, records: list[Entry], what: str) -> bool:
         """Delete ``records`` (oldest first as given) through the run's cleanup; say what
         happened; whether nothing is left."""
         assert run.session is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,23 @@ def _failed_normative(document: dict[str, Any]) -> list[str]:
     return [
         rule for rule, v in document["rules"].items() if v["certifies"] and v["verdict"] == "failed"
     ]
+
+
+def _with_keys(
+    chosen: Callable[[Request, httpx.Response, Any], bool], keys: dict[str, Any]
+) -> Rewrite:
+    """A rewrite that sets ``keys`` in the JSON bodies of the answers ``chosen`` picks."""
+
+    def rewrite(request: Request, answer: httpx.Response) -> Response:
+        try:
+            body = answer.json()
+        except ValueError:
+            return passed_on(answer)
+        if chosen(request, answer, body):
+            return passed_on(answer, content=json.dumps({**body, **keys}).encode())
+        return passed_on(answer)
+
+    return rewrite
 
 
 def test_creates_answering_200_fail_their_rule_and_the_run_goes_on(
@@ -108,16 +125,11 @@ def test_acknowledgement_code_and_extra_fields_are_not_normative(
     returned; a target whose code is not the HTTP status and that adds a field of its own
     breaks only our assumed reading (CONV-ACK-CODE-IS-STATUS)."""
 
-    def rewrite(request: Request, answer: httpx.Response) -> Response:
-        try:
-            body = answer.json()
-        except ValueError:
-            return passed_on(answer)
+    def acknowledgement(request: Request, answer: httpx.Response, body: Any) -> bool:
         acknowledges = isinstance(body, dict) and {"code", "message", "uuid"} <= set(body)
-        if answer.status_code in (200, 201) and request.method != "DELETE" and acknowledges:
-            body = {**body, "code": 1, "requestId": "r-1"}
-            return passed_on(answer, content=json.dumps(body).encode())
-        return passed_on(answer)
+        return answer.status_code in (200, 201) and request.method != "DELETE" and acknowledges
+
+    rewrite = _with_keys(acknowledgement, {"code": 1, "requestId": "r-1"})
 
     code, document = _run(
         server,
@@ -142,15 +154,10 @@ def test_error_bodies_with_a_code_of_their_own_break_only_the_assumed_rule(
     HTTP status is our reading (ERR-BODY-CODE-IS-STATUS), and nothing forbids a key of the
     target's own. A target whose failure bodies differ only so passes the normative rules."""
 
-    def rewrite(request: Request, answer: httpx.Response) -> Response:
-        try:
-            body = answer.json()
-        except ValueError:
-            return passed_on(answer)
-        if answer.status_code >= 400 and isinstance(body, dict) and "reason" in body:
-            body = {**body, "code": 1, "traceId": "t-1"}
-            return passed_on(answer, content=json.dumps(body).encode())
-        return passed_on(answer)
+    def refusal(request: Request, answer: httpx.Response, body: Any) -> bool:
+        return answer.status_code >= 400 and isinstance(body, dict) and "reason" in body
+
+    rewrite = _with_keys(refusal, {"code": 1, "traceId": "t-1"})
 
     code, document = _run(
         server,

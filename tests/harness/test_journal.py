@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 
-from harness._journal import Journal, Made, files_of, read
+from harness._journal import Entry, Journal, files_of, read
 from harness._ledger import Ledger
 
 TARGET = {"run_id": "r1", "base_url": "http://target.example"}
@@ -25,8 +25,8 @@ def test_the_file_holds_what_is_made_and_not_removed(tmp_path: Path) -> None:
     target, left = read(path)
     assert target == TARGET
     assert left == [
-        Made("a", "/persons/a", "full", "createPerson"),
-        Made("d", "/departments/d", "full", "createDepartment"),
+        Entry("a", "/persons/a", "full", "createPerson"),
+        Entry("d", "/departments/d", "full", "createDepartment"),
     ]
 
 
