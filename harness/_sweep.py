@@ -29,6 +29,7 @@ from fixtures.factories import run_tag
 from harness._client import TargetClient
 from harness._interrupts import Interrupts
 from harness._journal import SUFFIX, Entry, Journal, files_of, read
+from harness._ledger import delete_path_for
 from harness._profile import load
 from harness._run import Run
 
@@ -65,11 +66,6 @@ KINDS = (
     ),
     Kind("createWatchlist", "/watchlists", "name"),
 )
-DELETE_PATHS = {
-    "createInvite": "/invites/{}",
-    "createUser": "/users/{}",
-    "createPerson": "/persons/{}",
-}
 CREDENTIALS_OF = {
     "createPerson": "/credentials/by-person/{}",
     "createUser": "/credentials/by-user/{}",
@@ -115,6 +111,11 @@ def _rows(client: TargetClient, kind: Kind, tag: str) -> Iterator[dict[str, Any]
         start += len(entries)
 
 
+def _entry(create: str, uuid: str) -> Entry:
+    """The record ``create`` made, deleted where the ledger would delete it."""
+    return Entry(uuid, delete_path_for(spec.operation(create), {}, uuid), "full", create)
+
+
 def tagged(client: TargetClient, tag: str) -> list[Entry]:
     """The records carrying ``tag``, in registration order (see :data:`KINDS`)."""
     found: list[Entry] = []
@@ -124,15 +125,13 @@ def tagged(client: TargetClient, tag: str) -> list[Entry]:
             uuid = row.get(kind.id_field)
             if not isinstance(uuid, str) or not _carries(row.get(kind.field), tag, kind.contains):
                 continue
-            template = DELETE_PATHS.get(kind.create, f"{kind.path}/{{}}")
-            found.append(Entry(uuid, API + template.format(uuid), "full", kind.create))
+            found.append(_entry(kind.create, uuid))
             if kind.create in CREDENTIALS_OF:
                 # Deleting a person or user unlinks its credentials, which stay: find them now.
                 listed = client.get(API + CREDENTIALS_OF[kind.create].format(uuid), checks=False)
                 for card in listed.json() if listed.status_code == 200 else []:
                     if _carries(card.get("uniqueIdentifier"), tag, False):
-                        path = f"{API}/credentials/{card['uuid']}"
-                        credentials.append(Entry(card["uuid"], path, "full", "createCredential"))
+                        credentials.append(_entry("createCredential", card["uuid"]))
     return found + credentials
 
 
