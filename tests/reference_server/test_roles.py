@@ -33,6 +33,19 @@ def create(api: httpx.Client, name: str, **extra: Any) -> str:
     return response.json()["uuid"]
 
 
+def unused_name(api: httpx.Client, length: int) -> str:
+    """A name of ``length`` that no role on the server holds yet.
+
+    Random so that repeated runs against one server differ; checked against the list because
+    two-character names share only 256 hex pairs, and a chance repeat answered 409 in CI.
+    """
+    taken = {role["name"].casefold() for role in api.get(ROLES).json()}
+    while True:
+        name = (uuidlib.uuid4().hex + "r" * length)[:length]
+        if name not in taken:
+            return name
+
+
 def defaults(api: httpx.Client) -> list[str]:
     return [role["uuid"] for role in api.get(ROLES).json() if role["default"]]
 
@@ -102,11 +115,10 @@ def test_role_name_length_bounds_come_from_the_spec(api: httpx.Client, unique: U
         assert name not in {role["name"] for role in api.get(ROLES).json()}
         assert api.put(f"{ROLES}/{uuid}", json={"name": name}).status_code == 422
     for length in (low, high):
-        # Random so that repeated runs against one server never collide.
-        name = (uuidlib.uuid4().hex + "r" * high)[:length]
+        name = unused_name(api, length)
         assert api.put(f"{ROLES}/{uuid}", json={"name": name}).status_code == 200
         assert read(api, uuid)["name"] == name
-        fresh = create(api, (uuidlib.uuid4().hex + "s" * high)[:length])
+        fresh = create(api, unused_name(api, length))
         assert api.delete(f"{ROLES}/{fresh}").json()["code"] == 200
     assert api.delete(f"{ROLES}/{uuid}").json()["code"] == 200
 
