@@ -24,7 +24,7 @@ from typing import Any
 
 import spec
 from reference_server._errors import ApiError, invalid_fields
-from reference_server.faults import Faults
+from reference_server.faults._model import Faults
 
 LIMITS = spec.request_json()
 _SURROGATE = re.compile("[\ud800-\udfff]")

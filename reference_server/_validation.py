@@ -19,7 +19,7 @@ import spec
 from reference_server._errors import ApiError, invalid_fields
 from reference_server._json_body import nul_fields, truncated_at_nul
 from reference_server._time import normalise
-from reference_server.faults import Faults
+from reference_server.faults._model import Faults
 from spec._schemas import pointer as spec_pointer
 
 _TIMESTAMP_REF = "#/components/schemas/TimestampIn"

@@ -7,7 +7,6 @@ any other value means ALL (see the invites module for the other choices).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -15,12 +14,37 @@ from typing import Any
 from starlette.responses import Response
 
 from reference_server._call import Call, reply
+from reference_server._policy import Policy
 from reference_server._time import parse_instant
 from reference_server.domain import handles
-from reference_server.domain._common import paged
 from reference_server.domain.invites import entry_shape
 from reference_server.domain.visits import KIND
 from reference_server.store import Record
+
+
+class InviteListPolicy(Policy):
+    """The decisions inside listing invitations, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    def start_when_omitted(self, default: int) -> int:
+        """The first row of a list asked for without start: the documented default."""
+        return default
+
+    def start_index(self, start: int) -> int:
+        """The startIndex the envelope reports: the start that was used."""
+        return start
+
+    def total_count(
+        self, system: str, rows: list[Record], in_window: Callable[[Record], bool]
+    ) -> int:
+        """The totalCount the envelope reports: the rows that pass every filter.
+
+        ``in_window`` is the time filter alone, without the visitor filter.
+        """
+        return len(rows)
 
 
 def _at(text: str | None) -> datetime | None:
@@ -46,17 +70,17 @@ async def list_invites(call: Call) -> Response:
         return keep(record, now) and (visitor is None or record.get("visitorId") == visitor)
 
     rows = call.server.store.all(KIND, call.system, wanted)
-    start, faults = call.query["start"], call.server.faults
-    if "start" not in call.request.query_params and faults.on("invite-default-start-one"):
-        start = 1
-    answer = paged([entry_shape(r) for r in rows], start, call.query["limit"])
-    if faults.on("invite-list-start-index-zero") or faults.on("visitor-filter-total-unfiltered"):
-        body = json.loads(bytes(answer.body))
-        if faults.on("invite-list-start-index-zero"):
-            body["startIndex"] = 0
-        if faults.on("visitor-filter-total-unfiltered"):
-            body["totalCount"] = len(
-                call.server.store.all(KIND, call.system, lambda r: keep(r, now))
-            )
-        answer = reply(200, body)
-    return answer
+    policy, start = call.server.policy(InviteListPolicy), call.query["start"]
+    if "start" not in call.request.query_params:
+        start = policy.start_when_omitted(start)
+    limit = call.query["limit"]
+    window = [entry_shape(r) for r in rows[start : start + limit]]
+    return reply(
+        200,
+        {
+            "entries": window,
+            "startIndex": policy.start_index(start),
+            "countReturned": len(window),
+            "totalCount": policy.total_count(call.system, rows, lambda r: keep(r, now)),
+        },
+    )

@@ -46,6 +46,7 @@ from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
 from reference_server._errors import ApiError, conflict, invalid_fields
+from reference_server._policy import Policy
 from reference_server._time import (
     ceil_minute_last_second,
     floor_minute,
@@ -109,48 +110,96 @@ FINALISED = "FINALISED"
 DEFAULT_TYPE = "QR_CODE"
 
 
+class InvitePolicy(Policy):
+    """The decisions inside the invitation steps, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Reading the body.
+    def reads_underscore_spellings(self, operation_id: str) -> bool:
+        """Whether a body's underscore spellings are read: on create and on update alike."""
+        return True
+
+    def stored_activation(self, text: str) -> str:
+        """The activation as stored: truncated to its minute."""
+        return format_instant(floor_minute(parse_instant(text)))
+
+    def stored_expiry(self, text: str) -> str:
+        """The expiry as stored: at second 59 of its minute."""
+        return format_instant(ceil_minute_last_second(parse_instant(text)))
+
+    # References.
+    def requires_known_host(self) -> bool:
+        """Whether hostUser must name a user of the system."""
+        return True
+
+    def location_by_name(self, uuid: str, text: str) -> tuple[str | None, str | None]:
+        """(location, kept text) for a name that matches a location: that location."""
+        return uuid, None
+
+    def accepts_unknown_location_name(self) -> bool:
+        """Whether a location name that matches nothing is kept as text: per the setting."""
+        return bool(self.server.settings.get("location_name_tolerant"))
+
+    # Watchlist denial.
+    def refuses_visitor(self, system: str, visit: Mapping[str, Any]) -> bool:
+        """Whether the watchlists refuse this visitor now: an enabled one names them."""
+        return on_watchlist(self.server, system, visit)
+
+    # Credential and answers.
+    def credential_activation(self, visit: Mapping[str, Any]) -> str | None:
+        """When the visitor credential becomes valid: at the visit's activation."""
+        return visit.get("activation")
+
+    def created_message(self) -> str:
+        """The message of a create's 201 answer."""
+        return "created"
+
+    def registration_id_shown(self, record: Mapping[str, Any]) -> str | None:
+        """The registrationId a read shows: the invitation's own."""
+        return record["uuid"]
+
+    # Update.
+    def denial_ends_visit(self, status: str) -> bool:
+        """Whether an update refused by a watchlist moves the visit to VISIT_DENIED."""
+        return status in PRE_ARRIVAL
+
+    def updates_visit_in(self, status: str) -> bool:
+        """Whether a visit in this status may still be updated: not once it has ended."""
+        return status not in ENDED
+
+    def refuses_identical_update(self) -> bool:
+        """Whether an update that would change nothing answers 425."""
+        return True
+
+
 # -- reading the body ---------------------------------------------------------------------
 def spelled(call: Call) -> dict[str, Any]:
     """The body's invitation fields under their camelCase names (camelCase wins over _)."""
     body = call.body
-    ignore_old = call.server.faults.on("underscore-spelling-ignored") or (
-        call.op.operation_id == "updateInvite"
-        and call.server.faults.on("underscore-spelling-create-only")
-    )
+    read_old = call.server.policy(InvitePolicy).reads_underscore_spellings(call.op.operation_id)
     given = {}
     for field in _BODY_FIELDS:
         old = SPELLINGS.get(field)
         if field in body:
             given[field] = body[field]
-        elif old in body and not ignore_old:
+        elif old in body and read_old:
             given[field] = body[old]
     return given
-
-
-def _activation(call: Call, text: str) -> str:
-    if call.server.faults.on("activation-not-rounded"):
-        return text
-    return format_instant(floor_minute(parse_instant(text)))
-
-
-def _expiry(call: Call, text: str) -> str:
-    if call.server.faults.on("expiry-not-rounded"):
-        return text
-    return format_instant(ceil_minute_last_second(parse_instant(text)))
 
 
 def _location(call: Call, text: str) -> tuple[str | None, str | None] | None:
     """(location uuid, kept text) for a UUID or a name; None when it cannot be accepted."""
     store, system = call.server.store, call.system
+    policy = call.server.policy(InvitePolicy)
     if is_uuid(text):
         return (text, None) if store.get("location", text, system) else None
     by_name = store.find_unique("location", system, "name", text)
-    if by_name and call.server.faults.on("location-name-kept-as-text"):
-        return None, text
     if by_name:
-        return by_name, None
-    tolerant = call.server.settings.get("location_name_tolerant")
-    if tolerant or call.server.faults.on("location-name-tolerated"):
+        return policy.location_by_name(by_name, text)
+    if policy.accepts_unknown_location_name():
         return None, text
     return None
 
@@ -162,7 +211,7 @@ def _references(call: Call, given: Mapping[str, Any], errors: dict[str, str]) ->
     missing = "refers to a record that does not exist"
     if "hostUser" in given:
         host_known = store.get("user", given["hostUser"], system) is not None
-        if not host_known and not call.server.faults.on("missing-host-201"):
+        if not host_known and call.server.policy(InvitePolicy).requires_known_host():
             errors["hostUser"] = missing
         values["hostUser"] = given["hostUser"]
     if "visitReason" in given:
@@ -206,10 +255,11 @@ def resolved(call: Call, given: Mapping[str, Any], current: Record | None) -> di
     values = {f: given[f] for f in _PLAIN if f in given}
     values.update(_references(call, given, errors))
     _window_error(given, current, errors)
+    policy = call.server.policy(InvitePolicy)
     if "activation" in given:
-        values["activation"] = _activation(call, given["activation"])
+        values["activation"] = policy.stored_activation(given["activation"])
     if "expiry" in given:
-        values["expiry"] = _expiry(call, given["expiry"])
+        values["expiry"] = policy.stored_expiry(given["expiry"])
     _mandatory_errors(call, {**(current or {}), **values}, errors)
     if errors:
         raise invalid_fields(errors)
@@ -217,22 +267,9 @@ def resolved(call: Call, given: Mapping[str, Any], current: Record | None) -> di
 
 
 # -- watchlist denial ---------------------------------------------------------------------
-def _same_visitor(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    return all(a.get(f) == b.get(f) for f in VISITOR_FIELDS)
-
-
 def _denied(call: Call, visit: Mapping[str, Any]) -> bool:
     """Whether an enabled watchlist refuses this visitor now."""
-    faults = call.server.faults
-    if faults.on("watchlist-ignored-on-invite"):
-        return False
-    if not on_watchlist(call.server, call.system, visit):
-        return False
-    if faults.on("watchlist-451-once"):
-        # The fault remembers a visitor it refused once and lets the repeat through.
-        earlier = call.server.store.all(DENIED_KIND, call.system)
-        return not any(_same_visitor(d, visit) for d in earlier)
-    return True
+    return call.server.policy(InvitePolicy).refuses_visitor(call.system, visit)
 
 
 def _record_denial(call: Call, visit: Mapping[str, Any]) -> None:
@@ -266,8 +303,8 @@ def _visitor_for(call: Call, visit: Mapping[str, Any], reuse: str | None = None)
 def _issue(call: Call, visit: Record) -> dict[str, Any]:
     from reference_server.domain.credentials import issue_visitor_credential
 
-    if call.server.faults.on("visitor-credential-from-now"):
-        visit = {**visit, "activation": format_instant(call.server.clock.now())}
+    activation = call.server.policy(InvitePolicy).credential_activation(visit)
+    visit = {**visit, "activation": activation}
     credential, code = issue_visitor_credential(call.server, call.system, visit, visit["type"])
     return {"_credential": credential, "accessCode": None if code is None else str(code)}
 
@@ -307,9 +344,8 @@ def _live_reference(call: Call, kind: str, uuid: str | None) -> str | None:
 
 
 def invite_shape(call: Call, record: Mapping[str, Any]) -> dict[str, Any]:
-    shown = {"registrationId": record["uuid"], **{f: record.get(f) for f in _READ_FIELDS}}
-    if call.server.faults.on("invite-read-shows-visitor-id"):
-        shown["registrationId"] = record.get("visitorId")
+    registration = call.server.policy(InvitePolicy).registration_id_shown(record)
+    shown = {"registrationId": registration, **{f: record.get(f) for f in _READ_FIELDS}}
     shown["location"] = _live_reference(call, "location", record.get("location"))
     shown["visitReason"] = _live_reference(call, "visit_reason", record.get("visitReason"))
     return shown
@@ -336,7 +372,7 @@ async def create_invite(call: Call) -> Response:
         stored.update(_links(call, stored))
         store.replace(KIND, uuid, stored)
         move(server, call.system, uuid, CREATED)
-    message = "success" if server.faults.on("invite-created-message-success") else "created"
+    message = server.policy(InvitePolicy).created_message()
     answer = {"code": 201, "message": message, "registrationId": uuid}
     answer.update({f: stored[f] for f in ("visitorId", "type", "accessCode", "inviteLink")})
     return reply(201, answer)
@@ -371,17 +407,17 @@ def _apply(call: Call, record: Record, values: Mapping[str, Any]) -> None:
 @handles("updateInvite")
 async def update_invite(call: Call) -> Response:
     record = fetch_invite(call)
-    faults = call.server.faults
+    policy = call.server.policy(InvitePolicy)
     values = resolved(call, spelled(call), record)
     if _denied(call, {**record, **values}):
-        if record["status"] in PRE_ARRIVAL and not faults.on("watchlist-denial-keeps-status"):
+        if policy.denial_ends_visit(record["status"]):
             move(call.server, call.system, record["uuid"], DENIED)
         raise ApiError(451, WATCHLIST_DENIAL)
-    if record["status"] in ENDED and not faults.on("update-closed-accepted"):
+    if not policy.updates_visit_in(record["status"]):
         raise conflict("the visit has ended and can no longer be changed")
     # The reason's recorded text is bookkeeping, not a value the caller sent.
     identical = all(record.get(f) == v for f, v in values.items() if f != "_visitReasonText")
-    if identical and not faults.on("identical-update-200"):
+    if identical and policy.refuses_identical_update():
         raise ApiError(425, "the update is identical to the stored invitation; nothing changed")
     _apply(call, record, values)
     return ack(record["uuid"])

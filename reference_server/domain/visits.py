@@ -22,17 +22,22 @@ and changeInviteStatus answers 451, the same answer a registration gets for a ma
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
 from reference_server._errors import ApiError, conflict, not_found
-from reference_server._state import Server
+from reference_server._policy import Policy
 from reference_server._time import format_instant
 from reference_server.domain import handles
 from reference_server.domain._common import fetch, public
 from reference_server.store import Record
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 CREATED, UPDATED = "VISIT_CREATED", "VISIT_UPDATED"
 CHECK_IN, CHECK_OUT = "VISITOR_CHECK_IN", "VISITOR_CHECK_OUT"
@@ -51,6 +56,22 @@ MOVES: dict[str | None, frozenset[str]] = {
 
 WATCHLIST_DENIAL = "the visitor matched an enabled watchlist and was denied"
 KIND = "invite"
+
+
+class VisitPolicy(Policy):
+    """The decisions inside the visit lifecycle, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    def may_move(self, current: str | None, target: str) -> bool:
+        """Whether the lifecycle lets a visit in ``current`` move to ``target``."""
+        return target in MOVES.get(current, frozenset())
+
+    def consults_enabled_watchlists_only(self) -> bool:
+        """Whether a visitor is checked against the enabled watchlists alone."""
+        return True
 
 
 # -- events -------------------------------------------------------------------------------
@@ -83,17 +104,14 @@ def on_watchlist(server: Server, system: str, visit: Mapping[str, Any]) -> bool:
     from reference_server.domain.watchlists import find_matches
 
     details = watchlist_details(visit)
-    enabled_only = not server.faults.on("disabled-watchlists-consulted")
+    enabled_only = server.policy(VisitPolicy).consults_enabled_watchlists_only()
     return bool(details) and bool(find_matches(server, system, details, enabled_only=enabled_only))
 
 
 # -- moving a visit -----------------------------------------------------------------------
 def allowed(server: Server, current: str | None, target: str) -> bool:
     """Whether the lifecycle lets a visit in ``current`` move to ``target``."""
-    skipped = current in PRE_ARRIVAL and target == CHECK_OUT
-    if skipped and server.faults.on("check-out-before-check-in"):
-        return True
-    return target in MOVES.get(current, frozenset())
+    return server.policy(VisitPolicy).may_move(current, target)
 
 
 def _revoke(server: Server, system: str, credential_uuid: str | None) -> None:

@@ -1,6 +1,10 @@
 """Faults of conventions, errors, paging, authentication, isolation and rate limits."""
 
-from reference_server.faults._model import fault, swap
+from collections.abc import Mapping
+from typing import Any
+
+from reference_server.domain.invites import DENIED_KIND, VISITOR_FIELDS, InvitePolicy
+from reference_server.faults._model import fault, overrides, swap
 
 fault("echo-rejected-value", "ERR-NO-ECHO", "422 reasons quote the rejected value")
 fault(
@@ -38,11 +42,21 @@ fault("failed-auth-free", "RATE-COST-FAILED-AUTH-400", "failed authentications c
 fault(
     "reads-free", "RATE-COST-LIST-READ-DELETE-STATUS-30", "reads, lists and deletes charge nothing"
 )
-fault(
+
+
+@overrides(
     "watchlist-451-once",
     "ERR-451-FINAL",
     "repeating an invitation refused with 451 creates it",
 )
+class _Watchlist451Once(InvitePolicy):
+    def refuses_visitor(self, system: str, visit: Mapping[str, Any]) -> bool:
+        # A visitor refused once (a denied registration is on record) is let through.
+        if not super().refuses_visitor(system, visit):
+            return False
+        earlier = self.server.store.all(DENIED_KIND, system)
+        return not any(all(d.get(f) == visit.get(f) for f in VISITOR_FIELDS) for d in earlier)
+
 
 # -- conventions ---------------------------------------------------------------------------------
 fault(
