@@ -35,6 +35,16 @@ class ControlPlane(httpx.Client):
             )
         return response.json()
 
+    def _object(self, method: str, tail: str, json: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A call the control plane answers with a JSON object."""
+        answer: dict[str, Any] = self._call(method, tail, json)
+        return answer
+
+    def _list(self, tail: str) -> list[dict[str, Any]]:
+        """A read the control plane answers with a JSON list of objects."""
+        answer: list[dict[str, Any]] = self._call("GET", tail)
+        return answer
+
     # -- clock ---------------------------------------------------------------------------
     def now(self) -> datetime:
         """The server's now (aware, UTC)."""
@@ -53,11 +63,11 @@ class ControlPlane(httpx.Client):
 
     # -- administrator settings ----------------------------------------------------------
     def settings(self) -> dict[str, Any]:
-        return self._call("GET", "settings")
+        return self._object("GET", "settings")
 
     def update_settings(self, **changes: Any) -> dict[str, Any]:
         """Change the named settings; every setting as it is afterwards."""
-        return self._call("PUT", "settings", changes)
+        return self._object("PUT", "settings", changes)
 
     @contextmanager
     def settings_changed(self, **changes: Any) -> Iterator[dict[str, Any]]:
@@ -86,25 +96,25 @@ class ControlPlane(httpx.Client):
 
     # -- what the hardware and the audit trail saw --------------------------------------
     def relay_events(self) -> list[dict[str, Any]]:
-        return self._call("GET", "hardware/relay-events")
+        return self._list("hardware/relay-events")
 
     def access_events(self) -> list[dict[str, Any]]:
-        return self._call("GET", "hardware/access-events")
+        return self._list("hardware/access-events")
 
     def audit(self) -> list[dict[str, Any]]:
-        return self._call("GET", "audit")
+        return self._list("audit")
 
     def outbox(self) -> list[dict[str, Any]]:
         """The e-mails the server would have sent (it sends none): kind, to, user, password."""
-        return self._call("GET", "outbox")
+        return self._list("outbox")
 
     def controller_credentials(self) -> list[dict[str, Any]]:
         """What each controller holds now: its credentials and its phonebook."""
-        return self._call("GET", "hardware/credentials")
+        return self._list("hardware/credentials")
 
     def watchlist_flags(self) -> dict[str, Any]:
         """The flags raised on hardware per watchlist entry (``flags``) and their ``log``."""
-        return self._call("GET", "hardware/watchlist-flags")
+        return self._object("GET", "hardware/watchlist-flags")
 
     # -- staging ------------------------------------------------------------------------
     def empty_photo(self, photo_id: str) -> None:

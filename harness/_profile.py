@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,18 +63,22 @@ class Profile:
     source: str = "<embedded>"
     _keys: dict[str, str] = field(default_factory=dict, repr=False)
 
+    # The profile schema makes these strings (validate() checked the data against it).
     @property
     def name(self) -> str:
-        return self.data["name"]
+        name: str = self.data["name"]
+        return name
 
     @property
     def base_url(self) -> str:
-        return self.data["base_url"].rstrip("/")
+        url: str = self.data["base_url"]
+        return url.rstrip("/")
 
     def key(self, name: str) -> str | None:
         """The API key value configured under ``keys.<name>`` (``encrypted`` gives its key)."""
         value = self.data["keys"].get(name)
-        return value["key"] if isinstance(value, dict) else value
+        found: str | None = value["key"] if isinstance(value, dict) else value
+        return found
 
     def has_key(self, name: str) -> bool:
         return self.key(name) is not None
@@ -141,7 +146,7 @@ def _field_of(error: jsonschema.ValidationError) -> str:
 
 def _reason(error: jsonschema.ValidationError) -> str:
     value = error.validator_value
-    reasons = {
+    reasons: dict[str, Callable[[], str]] = {
         "required": lambda: "is required",
         "additionalProperties": lambda: "is not a known profile field",
         "pattern": lambda: "has the wrong format",

@@ -138,7 +138,8 @@ class Collector:
         return {n: e for n, e in self.tests.items() if e["outcome"] == "not-run" and e["reason"]}
 
     def cleanup_problems(self, run: Run) -> list[str]:
-        return self._merged(run)["cleanup_problems"]
+        problems: list[str] = self._merged(run)["cleanup_problems"]
+        return problems
 
     def _merged(self, run: Run) -> dict[str, Any]:
         """Coverage, units, cleanup problems and global-check violations of the whole run."""
@@ -436,7 +437,7 @@ def render_html(doc: dict[str, Any]) -> str:
     rules = doc["rules"]
 
     def tally(group_of: Any) -> str:
-        groups: dict[str, Counter] = defaultdict(Counter)
+        groups: dict[str, Counter[str]] = defaultdict(Counter)
         for rule_id, v in rules.items():
             if v["certifies"]:
                 groups[group_of(rule_id, v)][v["verdict"]] += 1

@@ -52,4 +52,5 @@ def collect(paths: list[str], cwd: str) -> dict[str, list[str]]:
         if result.returncode != 0:
             raise RuntimeError(result.stdout[-2000:] + result.stderr[-2000:])
         with open(out, encoding="utf-8") as fh:
-            return json.load(fh)
+            rule_map: dict[str, list[str]] = json.load(fh)
+        return rule_map

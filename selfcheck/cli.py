@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import spec
 from harness._plan import PLANS, CostTable, build
@@ -47,7 +48,11 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _run_matrix(paths: Sequence[str], faults: Sequence[Fault], extra: Sequence[str] = ()) -> dict:
+# Per fault: how many tests ran under it, and the ids of those that failed.
+Matrix = dict[str, dict[str, Any]]
+
+
+def _run_matrix(paths: Sequence[str], faults: Sequence[Fault], extra: Sequence[str] = ()) -> Matrix:
     """One pytest over ``paths`` running each tagged test under each of ``faults``."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "matrix.json"
@@ -82,7 +87,8 @@ def _run_matrix(paths: Sequence[str], faults: Sequence[Fault], extra: Sequence[s
             raise RuntimeError(
                 "the fault matrix did not run: " + done.stdout[-1500:] + done.stderr[-1500:]
             )
-        return json.loads(out.read_text(encoding="utf-8"))
+        matrix: Matrix = json.loads(out.read_text(encoding="utf-8"))
+        return matrix
 
 
 def _files_of(rule_map: dict[str, list[str]], rules: set[str]) -> list[str]:
@@ -115,13 +121,13 @@ def run_matrix(
 ) -> list[Outcome]:
     extra = ["--plan", plan] + (["--fault-matrix-every-test"] if every_test else [])
 
-    def one(group: list[Fault]) -> dict:
+    def one(group: list[Fault]) -> Matrix:
         files = _files_of(rule_map, {f.rule for f in group})
         return _run_matrix(files, group, extra) if files else {}
 
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        results: dict = {}
+        results: Matrix = {}
         for part in pool.map(one, _chunks(faults, rule_map, workers)):
             results.update(part)
     seconds = round(time.monotonic() - start, 1)

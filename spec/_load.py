@@ -73,7 +73,8 @@ class Rule:
 def openapi() -> dict[str, Any]:
     """The parsed OpenAPI document (cached; treat it as read-only)."""
     with (SPEC_DIR / "openapi.yaml").open(encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=_Loader)  # a safe loader either way
+        document: dict[str, Any] = yaml.load(fh, Loader=_Loader)  # a safe loader either way
+    return document
 
 
 ASSUMED_SCHEMA = "x-assumed-schema"
@@ -87,7 +88,8 @@ def enforced() -> dict[str, Any]:
     :func:`openapi` keeps them apart, so what a conformance check expects of any target is only
     what the documents state.
     """
-    return _merged(openapi())
+    document: dict[str, Any] = _merged(openapi())  # a dict merges into a dict
+    return document
 
 
 def _merged(node: Any) -> Any:

@@ -35,10 +35,11 @@ def _email(value: object) -> bool:
 
 
 @functools.cache
-def _registry(strict: bool) -> Registry:
+def _registry(strict: bool) -> Registry[Any]:
     document = enforced_document() if strict else openapi()
     resource = Resource.from_contents(document, default_specification=DRAFT202012)
-    return Registry().with_resource(BASE_URI, resource)
+    registry: Registry[Any] = Registry().with_resource(BASE_URI, resource)
+    return registry
 
 
 def pointer(*parts: str) -> str:

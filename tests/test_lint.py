@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,16 @@ def test_mypy_finds_nothing() -> None:
         cwd=ROOT,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_holds_the_harness_and_the_spec_to_strict() -> None:
+    """The level is part of the contract (issue 13): strict on harness and spec, and no
+    override loosens it for them."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert config.get("strict") is True
+    assert {"harness", "spec"} <= set(config["packages"])
+    for override in config.get("overrides", []):
+        modules = override["module"]
+        named = [modules] if isinstance(modules, str) else modules
+        loosened = {m.split(".")[0] for m in named} & {"harness", "spec"}
+        assert not loosened, f"an override of {sorted(loosened)}: {override}"
