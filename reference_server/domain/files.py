@@ -12,8 +12,11 @@ Record formats (store kinds owned here):
   seconds, server clock), ``_blob`` (id of its bytes). Unique: ``sha256``.
 - ``staged_bytes``: ``_data`` (Base64 of the upload), apart so that listing staged files to
   purge the expired ones never loads image data.
-- ``photo``: ``_jpeg`` and ``_thumbnail`` (Base64 JPEG bytes), ``_upload`` (the staged id it came
-  from), ``_sha256`` of the upload.
+- ``photo``: ``_jpeg`` and ``_thumbnail`` (Base64 JPEG bytes), ``_sha256`` of the upload.
+
+The decisions inside these steps are the methods of ``FilePolicy``; the handlers ask
+``server.policy(FilePolicy)`` for the one in force, which is where the staged-file faults
+(``faults/_media.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ import io
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from PIL import Image, ImageOps
+from PIL import Image, ImageOps, UnidentifiedImageError
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
@@ -34,13 +37,18 @@ from starlette.responses import Response
 
 from reference_server._call import Call, ack
 from reference_server._errors import ApiError, invalid_fields, not_found
-from reference_server._state import Server
+from reference_server._policy import Policy
 from reference_server.domain import handles
-from reference_server.faults import Faults
 from reference_server.store import Duplicate, Record
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 STAGED_LIFETIME_SECONDS = 24 * 3600  # our choice (rules: FILE-STAGED-EXPIRY)
 THUMBNAIL_BOX = (160, 160)
+ACCEPTED_FORMATS = ("JPEG", "PNG")
 # Part of the safety scan: a small file may still claim an enormous canvas (decompression bomb).
 MAX_PIXELS = 50_000_000
 # Pillow names a multi-picture JPEG "MPO"; it is still a JPEG file.
@@ -159,22 +167,20 @@ def _file_bytes(call: Call) -> bytes:
     raw: bytes = getattr(call.request.state, "raw_body", b"")
     for disposition, data in _parts(content_type, raw):
         if disposition.get(b"name") == b"file":
-            if not data and not call.server.faults.on("empty-upload-staged"):
-                raise ApiError(400, "the file is empty")
             return data
     raise ApiError(400, "no part named file")
 
 
 # -- images ------------------------------------------------------------------------------------
-def image_format(data: bytes, extra: tuple[str, ...] = (), scan: bool = True) -> str:
-    """The format ("JPEG" or "PNG") of bytes that decode completely as an image; else 400.
+def image_format(
+    data: bytes, formats: tuple[str, ...] = ACCEPTED_FORMATS, scan: bool = True
+) -> str:
+    """The format (one of ``formats``) of bytes that decode completely as an image; else 400.
 
-    The type comes from the content (never the part's declared type or name), and the whole
-    image is decoded, which is our reading of the documented safety scan. ``extra`` widens the
-    accepted formats and ``scan=False`` judges the header alone (only the fault catalogue uses
-    them).
+    The type comes from the content (never the part's declared type or name), and with
+    ``scan`` the whole image is decoded, which is our reading of the documented safety scan
+    (``FilePolicy`` decides both arguments).
     """
-    formats = ("JPEG", "PNG", *extra)
     try:
         with Image.open(io.BytesIO(data), formats=formats) as probe:
             kind = _ACCEPTED.get(probe.format or "", probe.format or "")
@@ -188,7 +194,7 @@ def image_format(data: bytes, extra: tuple[str, ...] = (), scan: bool = True) ->
                 full.load()
     except ApiError:
         raise
-    except Image.UnidentifiedImageError:
+    except UnidentifiedImageError:
         raise ApiError(400, "only JPEG and PNG images are accepted") from None
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
         raise ApiError(400, "the image failed the safety scan") from None
@@ -219,13 +225,13 @@ def _jpeg(image: Image.Image, quality: int) -> bytes:
     return out.getvalue()
 
 
-def render(data: bytes, fmt: str, faults: Faults | None = None) -> tuple[bytes, bytes]:
+def render(data: bytes, fmt: str, policy: FilePolicy) -> tuple[bytes, bytes]:
     """The stored photo (a JPEG rendition; JPEG uploads are kept as sent) and its thumbnail.
 
     CPU-heavy: handlers call it through :func:`off_loop` (see :func:`prepare_claim`).
     """
-    kept = fmt == "JPEG" or (faults is not None and faults.on("png-kept-as-png"))
-    whole = faults is not None and faults.on("thumbnail-is-full-image")
+    kept = policy.keeps_upload_bytes(fmt)
+    whole = not policy.thumbnail_reduced()
     with Image.open(io.BytesIO(data)) as source:
         if kept and not whole:
             # Only the thumbnail needs pixels: a JPEG decodes at 1/2 to 1/8 scale directly.
@@ -240,11 +246,69 @@ def render(data: bytes, fmt: str, faults: Faults | None = None) -> tuple[bytes, 
         return photo, _jpeg(rgb, 80)
 
 
+# -- the decisions inside the steps -----------------------------------------------------------
+class FilePolicy(Policy):
+    """The decisions inside the staged-file steps, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how). The image decisions are also asked in
+    worker threads, so they must not touch the store.
+    """
+
+    # Upload.
+    def empty_file_format(self) -> str:
+        """The format a zero-byte file part is staged as: none, it is refused with 400."""
+        raise ApiError(400, "the file is empty")
+
+    def accepted_formats(self) -> tuple[str, ...]:
+        """The image formats an upload may be, judged from its bytes: JPEG and PNG."""
+        return ACCEPTED_FORMATS
+
+    def scans_whole_image(self) -> bool:
+        """Whether an upload must decode completely (the safety scan), not just by its header."""
+        return True
+
+    def staged_unique(self, digest: str) -> dict[str, str | None] | None:
+        """The unique value a staged file claims in its system: the sha256 of its bytes."""
+        return {"sha256": digest}
+
+    def upload_status(self) -> int:
+        """The status of a successful upload's acknowledgement: 200."""
+        return 200
+
+    # Staging.
+    def staged_expired(self, record: Record) -> bool:
+        """Whether a staged file has outlived its 24 hours on the server clock."""
+        return self.server.clock.timestamp() >= float(record["_expires"])
+
+    def discards_deleted_file(self) -> bool:
+        """Whether a staged-file delete removes the file (it is no longer claimable)."""
+        return True
+
+    def deleted_when_not_staged(self, system: str, uuid: str) -> bool:
+        """Whether a delete of an id that is not staged removed anything: no, it answers 404."""
+        return False
+
+    # Claim.
+    def keeps_upload_bytes(self, fmt: str) -> bool:
+        """Whether the stored photo is the upload as sent: a JPEG is, others become JPEG."""
+        return fmt == "JPEG"
+
+    def thumbnail_reduced(self) -> bool:
+        """Whether the thumbnail is a reduced rendition (at most 160x160), not the photo."""
+        return True
+
+    def claimed(self, system: str, upload_uuid: str, photo_id: str) -> None:
+        """A staged file became a photo; nothing more to decide on the correct server."""
+
+    def photo_id_of_claim(self, upload_uuid: str, photo_id: str) -> str:
+        """The photoId a person or user gets for a claimed upload: the photo made from it."""
+        return photo_id
+
+
 # -- staging -----------------------------------------------------------------------------------
 def _expired(server: Server, record: Record) -> bool:
-    if server.faults.on("staged-never-expires"):
-        return False
-    return server.clock.timestamp() >= float(record["_expires"])
+    return server.policy(FilePolicy).staged_expired(record)
 
 
 def _discard(server: Server, record: Record) -> None:
@@ -255,7 +319,8 @@ def _discard(server: Server, record: Record) -> None:
 
 def _purge_expired(server: Server, system: str) -> None:
     """Drop this system's expired staged files, freeing their bytes for a new upload."""
-    for record in server.store.all("staged_file", system, lambda r: _expired(server, r)):
+    expired = server.policy(FilePolicy).staged_expired
+    for record in server.store.all("staged_file", system, expired):
         _discard(server, record)
 
 
@@ -278,12 +343,15 @@ def _staged_bytes(server: Server, record: Record) -> bytes:
 @handles("uploadFile")
 async def upload_file(call: Call) -> Response:
     server = call.server
+    policy = server.policy(FilePolicy)
     data = _file_bytes(call)
-    extra = ("GIF",) if server.faults.on("upload-accepts-gif") else ()
-    scan = not server.faults.on("safety-scan-header-only")
-    fmt = await off_loop(image_format, data, extra, scan) if data else "JPEG"
+    if data:
+        formats, scan = policy.accepted_formats(), policy.scans_whole_image()
+        fmt = await off_loop(image_format, data, formats, scan)
+    else:
+        fmt = policy.empty_file_format()
     digest = hashlib.sha256(data).hexdigest()
-    unique = None if server.faults.on("duplicate-upload-allowed") else {"sha256": digest}
+    unique = policy.staged_unique(digest)
     with server.store.transaction():
         _purge_expired(server, call.system)
         blob = server.store.insert(
@@ -299,32 +367,24 @@ async def upload_file(call: Call) -> Response:
             uuid = server.store.insert("staged_file", call.system, record, unique=unique)
         except Duplicate:
             raise invalid_fields({"file": "an identical file is already staged"}) from None
-    status = 201 if server.faults.on("upload-201") else 200
-    return ack(uuid, status)
+    return ack(uuid, policy.upload_status())
 
 
 @handles("deleteFile")
 async def delete_file(call: Call) -> Response:
     uuid = call.path["uuid"]
+    policy = call.server.policy(FilePolicy)
     with call.server.store.transaction():
         # A claimed upload is no longer staged (claim removed it), so it is 404 here and its
         # photo, a separate record, is never reached by this delete.
         record = staged(call.server, call.system, uuid)
         if record is None:
-            if call.server.faults.on("claimed-delete-removes-photo") and _drop_claimed(call, uuid):
+            if policy.deleted_when_not_staged(call.system, uuid):
                 return ack(uuid)
             raise not_found("staged file")
-        if not call.server.faults.on("staged-delete-keeps-file"):
+        if policy.discards_deleted_file():
             _discard(call.server, record)
     return ack(uuid)
-
-
-def _drop_claimed(call: Call, upload_uuid: str) -> bool:
-    """Delete the photos made from an upload (only the fault catalogue does this)."""
-    photos = call.server.store.all("photo", call.system, lambda r: r.get("_upload") == upload_uuid)
-    for photo in photos:
-        call.server.store.delete("photo", photo["uuid"])
-    return bool(photos)
 
 
 # -- hand-over to records ----------------------------------------------------------------------
@@ -345,7 +405,7 @@ async def prepare_claim(call: Call, staged_uuid: Any) -> None:
     if record is None or _expired(call.server, record):
         return
     data = _staged_bytes(call.server, record)
-    made = await off_loop(render, data, record["_format"], call.server.faults)
+    made = await off_loop(render, data, record["_format"], call.server.policy(FilePolicy))
     prepared: Renditions | None = getattr(call.request.state, "renditions", None)
     if prepared is None:
         prepared = call.request.state.renditions = {}
@@ -362,13 +422,14 @@ def claim_staged(
     ``prepared`` holds renditions made ahead (:func:`prepare_claim`); without them the
     image is rendered here, on the caller's thread.
     """
+    policy = server.policy(FilePolicy)
     with server.store.transaction():
         record = staged(server, system, staged_uuid)
         if record is None:
             raise invalid_fields({"photoUuid": "is not a staged file of this system"})
         made = (prepared or {}).get(record["_sha256"])
         if made is None:
-            made = render(_staged_bytes(server, record), record["_format"], server.faults)
+            made = render(_staged_bytes(server, record), record["_format"], policy)
         photo, thumbnail = made
         photo_id = server.store.insert(
             "photo",
@@ -376,11 +437,11 @@ def claim_staged(
             {
                 "_jpeg": base64.b64encode(photo).decode("ascii"),
                 "_thumbnail": base64.b64encode(thumbnail).decode("ascii"),
-                "_upload": staged_uuid,
                 "_sha256": record["_sha256"],
             },
         )
         _discard(server, record)
+        policy.claimed(system, staged_uuid, photo_id)
     return photo_id
 
 
@@ -388,7 +449,7 @@ def claim(call: Call, staged_uuid: str) -> str:
     """The photo id for ``photoUuid`` on a person or user write (see :func:`claim_staged`)."""
     prepared = getattr(call.request.state, "renditions", None)
     photo_id = claim_staged(call.server, call.system, staged_uuid, prepared)
-    return staged_uuid if call.server.faults.on("claim-keeps-upload-id") else photo_id
+    return call.server.policy(FilePolicy).photo_id_of_claim(staged_uuid, photo_id)
 
 
 def remove_photo(server: Server, photo_id: str | None) -> None:

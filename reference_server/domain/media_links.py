@@ -7,17 +7,21 @@ with the deployment's link secret (the UTF-8 bytes of ``meta("link_secret")``). 
 is the only gate: no API key is read, so the pipeline does not check these path values either
 and the handler does, in a fixed order: blank segment 400, malformed values 422, per-address
 throttle 429, signature 401, expiry 412, missing or empty content 404.
+
+The decisions inside these steps are the methods of ``MediaLinkPolicy``; the handlers ask
+``server.policy(MediaLinkPolicy)`` for the one in force, which is where the link faults
+(``faults/_media.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations
 
-import base64
 import io
 import math
 import re
 import threading
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from PIL import Image
@@ -27,16 +31,23 @@ import spec
 from reference_server._call import Call
 from reference_server._crypto import equal, hmac_sha256_urlsafe
 from reference_server._errors import ApiError, invalid_fields
-from reference_server._state import Server
+from reference_server._policy import Policy
 from reference_server._validation import is_uuid
 from reference_server.domain import handles
 from reference_server.domain.photos import PRIVATE_CACHE, Rendition, stored_image
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 PREFIX = "/api/ws/v1/storage"
 LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000
 LINK_THROTTLE = spec.throttle("signed-link-per-address")
 _DIGITS = re.compile(r"[0-9]+")
 _SEGMENTS = ("entityUUID", "expires", "signature", "filename")
+# The file name each route's links are handed out with (the name itself is cosmetic).
+FILENAMES: dict[Rendition, str] = {"photo": "photo.jpg", "thumbnail": "thumbnail.jpg"}
 
 
 def _secret(server: Server) -> bytes:
@@ -53,14 +64,66 @@ def sign(secret: bytes, entity: str, expires: str) -> str:
 
 def links_for(server: Server, photo_id: str) -> dict[str, str | None]:
     """Fresh links to a photo (the file route) and its thumbnail, valid for 30 days."""
-    lifetime = LINK_LIFETIME_MS // 30 if server.faults.on("link-lifetime-one-day") else None
-    expires = str(math.floor(server.clock.timestamp() * 1000) + (lifetime or LINK_LIFETIME_MS))
+    lifetime = server.policy(MediaLinkPolicy).link_lifetime_ms()
+    expires = str(math.floor(server.clock.timestamp() * 1000) + lifetime)
     signature = sign(_secret(server), photo_id, expires)
     tail = f"{photo_id}/{expires}/{signature}"
     return {
-        "photo": f"{PREFIX}/file/{tail}/photo.jpg",
-        "thumbnail": f"{PREFIX}/thumbnail/{tail}/thumbnail.jpg",
+        "photo": f"{PREFIX}/file/{tail}/{FILENAMES['photo']}",
+        "thumbnail": f"{PREFIX}/thumbnail/{tail}/{FILENAMES['thumbnail']}",
     }
+
+
+# -- the decisions inside the steps -----------------------------------------------------------
+class MediaLinkPolicy(Policy):
+    """The decisions inside handing out and serving signed links, each as the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Handing out.
+    def link_lifetime_ms(self) -> int:
+        """How long a link handed out now stays valid, in milliseconds: 30 days."""
+        return LINK_LIFETIME_MS
+
+    # Serving, in the handler's order.
+    def refuses_malformed_expiry(self) -> bool:
+        """Whether an expires segment that is not a whole number is refused with 422."""
+        return True
+
+    def throttled(self) -> bool:
+        """Whether link requests count against the per-address allowance (429 beyond it)."""
+        return True
+
+    def authorization_refused(self, header: str | None) -> bool:
+        """Whether the Authorization header refuses a link: never, links are not keyed."""
+        return False
+
+    def signature_accepted(self, entity: str, expires: str, signature: str) -> bool:
+        """Whether the signature is the deployment's HMAC of the link's entity and expiry."""
+        return equal(sign(_secret(self.server), entity, expires), signature)
+
+    def link_expired(self, expires: str) -> bool:
+        """Whether a link's expiry (epoch milliseconds) has passed on the server clock."""
+        # A genuine expiry has at most 13-14 digits; anything longer is far in the future.
+        return len(expires) <= 18 and int(expires) < self.server.clock.timestamp() * 1000
+
+    def filename_served(self, rendition: Rendition, filename: str) -> bool:
+        """Whether a link's file name segment is served: any name is, it is cosmetic."""
+        return True
+
+    def serves_empty(self, entity: str) -> bool:
+        """Whether a link to a photo without stored bytes is served empty: no, it is 404."""
+        return False
+
+    def file_disposition(self, filename: str) -> str:
+        """The Content-Disposition of the file route: an attachment under the link's name."""
+        return _attachment(filename)
+
+    def media_type(self, rendition: Rendition, data: bytes) -> str:
+        """The Content-Type a link answers: the type of its bytes, judged from the content."""
+        return detected_type(data)
 
 
 # -- throttle ----------------------------------------------------------------------------------
@@ -111,42 +174,19 @@ def _check_shape(segments: dict[str, str], expires_checked: bool = True) -> None
         raise invalid_fields(errors)
 
 
-def _check_link(server: Server, segments: dict[str, str]) -> None:
+def _check_link(policy: MediaLinkPolicy, segments: dict[str, str]) -> None:
     entity, expires = segments["entityUUID"], segments["expires"]
-    genuine = equal(sign(_secret(server), entity, expires), segments["signature"])
-    if server.faults.on("link-signature-shape-only"):
-        genuine = genuine or _decodes_to_digest(segments["signature"])
-    if not genuine and not server.faults.on("link-signature-ignored"):
+    if not policy.signature_accepted(entity, expires, segments["signature"]):
         raise ApiError(401, "the link signature does not match")
-    if server.faults.on("link-never-expires"):
-        return
-    # A genuine expiry has at most 13-14 digits; anything longer is far in the future.
-    if len(expires) <= 18 and int(expires) < server.clock.timestamp() * 1000:
+    if policy.link_expired(expires):
         raise ApiError(412, "the link has expired")
 
 
-def _decodes_to_digest(signature: str) -> bool:
-    try:
-        raw = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
-    except ValueError:
-        return False
-    return len(raw) == 32
-
-
-def _key_refused(server: Server, header: str | None) -> bool:
-    """Whether an Authorization header names no enabled key (only the fault catalogue asks)."""
-    if header is None:
-        return False
-    key = server.key_by_value(header.removeprefix("Bearer "))
-    return key is None or not key.enabled
-
-
-def _content(server: Server, entity: str, rendition: Rendition) -> bytes:
+def _content(server: Server, policy: MediaLinkPolicy, entity: str, rendition: Rendition) -> bytes:
     try:
         return stored_image(server, entity, rendition)
     except ApiError:
-        known = server.store.get("photo", entity) is not None
-        if known and server.faults.on("empty-link-200"):
+        if policy.serves_empty(entity):
             return b""
         raise
 
@@ -172,9 +212,9 @@ def _attachment(filename: str) -> str:
 def _serve(call: Call, rendition: Rendition) -> Response:
     server = call.server
     segments = call.path
-    faults = server.faults
-    _check_shape(segments, not faults.on("link-expires-unchecked"))
-    if not server.faults.on("link-no-throttle"):
+    policy = server.policy(MediaLinkPolicy)
+    _check_shape(segments, policy.refuses_malformed_expiry())
+    if policy.throttled():
         wait = _throttle(server).admit(call.client)
         if wait is not None:
             raise ApiError(
@@ -182,22 +222,16 @@ def _serve(call: Call, rendition: Rendition) -> Response:
                 "too many signed-link requests from this address",
                 headers={"Retry-After": str(wait)},
             )
-    header = call.request.headers.get("authorization")
-    if faults.on("link-checks-authorization") and _key_refused(server, header):
+    if policy.authorization_refused(call.request.headers.get("authorization")):
         raise ApiError(401, "the API key is not valid")
-    _check_link(server, segments)
-    handed_out = "photo.jpg" if rendition == "photo" else "thumbnail.jpg"
-    if faults.on("link-filename-must-match") and segments["filename"] != handed_out:
+    _check_link(policy, segments)
+    if not policy.filename_served(rendition, segments["filename"]):
         raise ApiError(404, "no file of that name")
-    data = _content(server, segments["entityUUID"], rendition)
+    data = _content(server, policy, segments["entityUUID"], rendition)
     headers = {"Cache-Control": PRIVATE_CACHE}
     if rendition == "photo":
-        headers["Content-Disposition"] = _attachment(segments["filename"])
-        if faults.on("file-link-inline"):
-            headers["Content-Disposition"] = "inline"
-    media = detected_type(data)
-    if rendition == "thumbnail" and faults.on("thumbnail-link-octet-stream"):
-        media = "application/octet-stream"
+        headers["Content-Disposition"] = policy.file_disposition(segments["filename"])
+    media = policy.media_type(rendition, data)
     return Response(data, media_type=media, headers=headers)
 
 

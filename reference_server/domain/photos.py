@@ -8,14 +8,18 @@ across systems and compares owners itself.
 from __future__ import annotations
 
 import base64
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from starlette.responses import Response
 
 from reference_server._call import Call
 from reference_server._errors import ApiError, not_found
-from reference_server._state import Server
 from reference_server.domain import handles
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 Rendition = Literal["photo", "thumbnail"]
 _FIELD: dict[Rendition, str] = {"photo": "_jpeg", "thumbnail": "_thumbnail"}

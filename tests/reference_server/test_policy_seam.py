@@ -15,8 +15,10 @@ from reference_server._policy import Policy, domain_policy, overridden_decisions
 from reference_server._state import Server
 from reference_server._time import format_instant
 from reference_server.domain.credentials import CredentialPolicy
+from reference_server.domain.files import FilePolicy
 from reference_server.domain.invite_list import InviteListPolicy
 from reference_server.domain.invites import InvitePolicy
+from reference_server.domain.media_links import MediaLinkPolicy
 from reference_server.domain.users import UserPolicy
 from reference_server.domain.visits import VisitPolicy
 from reference_server.faults import CATALOGUE, Faults
@@ -29,11 +31,21 @@ CONVERTED = (
     "reference_server/domain/credentials.py",
     "reference_server/hardware/controllers.py",
     "reference_server/domain/users.py",
+    "reference_server/domain/files.py",
+    "reference_server/domain/media_links.py",
     "reference_server/domain/invites.py",
     "reference_server/domain/invite_list.py",
     "reference_server/domain/visits.py",
 )
-POLICIES = (CredentialPolicy, UserPolicy, InvitePolicy, InviteListPolicy, VisitPolicy)
+POLICIES = (
+    CredentialPolicy,
+    UserPolicy,
+    FilePolicy,
+    MediaLinkPolicy,
+    InvitePolicy,
+    InviteListPolicy,
+    VisitPolicy,
+)
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
 
