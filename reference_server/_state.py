@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference_server._policy import P, compose
+from reference_server._trails import record_audit, record_relay  # noqa: F401  (moved; re-exported)
 from reference_server.clock import Clock
 from reference_server.faults import Faults
 from reference_server.rate_bucket import DOCUMENTED, BucketSize, RateBuckets
@@ -150,27 +151,3 @@ class Server:
     def systems(self) -> list[str]:
         stored = self.store.meta("systems")
         return json.loads(stored) if stored else []
-
-
-def _now_text(server: Server) -> str:
-    from reference_server._time import format_instant
-
-    return format_instant(server.clock.now())
-
-
-def record_audit(server: Server, system: str, key_name: str, action: str, target: str) -> None:
-    """Append an audit event (who did what), as the admin screens' audit trail would."""
-    server.store.insert(
-        "audit",
-        system,
-        {"at": _now_text(server), "key": key_name, "action": action, "target": target},
-    )
-
-
-def record_relay(server: Server, system: str, point: str, cause: str, key_name: str = "") -> None:
-    """Append a relay firing of an access control point's simulated relay."""
-    server.store.insert(
-        "relay_event",
-        system,
-        {"at": _now_text(server), "point": point, "cause": cause, "key": key_name},
-    )

@@ -2,6 +2,11 @@
 
 Both read only: they apply the matching rule of ``watchlists`` (see its docstring) to the
 request's details or to each visitor on record, and write nothing.
+
+The decisions inside these steps are the methods of ``WatchlistMatchPolicy``; the handlers ask
+``server.policy(WatchlistMatchPolicy)`` for the one in force, which is where the match and
+visitor-list faults (``faults/_watchlists.py``) plug in. This module holds the correct
+behaviour only.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from typing import Any
 from starlette.responses import Response
 
 from reference_server._call import Call, reply
-from reference_server._state import record_audit
+from reference_server._policy import Policy
 from reference_server.domain import handles
 from reference_server.domain.watchlists import (
     _VISITOR_FIELDS,
@@ -23,18 +28,38 @@ from reference_server.domain.watchlists import (
     _normalised,
     find_matches,
 )
+from reference_server.store import Record
+
+
+class WatchlistMatchPolicy(Policy):
+    """The decisions inside the match check and the visitor lists, each as the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    def checked(self, system: str, key_name: str) -> None:
+        """A match check was answered; it is a read, so nothing is written."""
+
+    def match_answer(self, matches: list[dict[str, str]]) -> dict[str, Any]:
+        """The match check's answer: whether anything matched, and the matches (maybe none)."""
+        return {"matched": bool(matches), "matches": matches}
+
+    def watchlist_visitor_entries(self, entries: list[Record]) -> list[Record]:
+        """The entries whose visitors a watchlist's visitors list holds: all of its entries."""
+        return entries
+
+    def entry_visitor_entries(self, system: str, entry: Record) -> list[Record]:
+        """The entries whose visitors an entry's visitors list holds: that entry alone."""
+        return [entry]
 
 
 @handles("matchWatchlists")
 async def match_watchlists(call: Call) -> Response:
+    policy = call.server.policy(WatchlistMatchPolicy)
     matches = find_matches(call.server, call.system, call.body, enabled_only=True)
-    if call.server.faults.on("match-writes-audit"):
-        record_audit(call.server, call.system, call.key_name, "matchWatchlists", "")
-    if call.server.faults.on("match-watchlist-uuid-reused") and matches:
-        matches = [{**m, "watchlistUuid": matches[0]["watchlistUuid"]} for m in matches]
-    if call.server.faults.on("no-match-null-matches") and not matches:
-        return reply(200, {"matched": False, "matches": None})
-    return reply(200, {"matched": bool(matches), "matches": matches})
+    policy.checked(call.system, call.key_name)
+    return reply(200, policy.match_answer(matches))
 
 
 def _visitor_details(visitor: Mapping[str, Any]) -> dict[str, str]:
@@ -61,8 +86,7 @@ def _visitors_matching(call: Call, entries: list[dict[str, Any]]) -> list[dict[s
 async def list_watchlist_visitors(call: Call) -> Response:
     watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
     entries = _entries_of(call.server, call.system, watchlist["uuid"])
-    if call.server.faults.on("watchlist-visitors-first-entry-only"):
-        entries = entries[:1]
+    entries = call.server.policy(WatchlistMatchPolicy).watchlist_visitor_entries(entries)
     visitors = _visitors_matching(call, entries)
     # A plain array (WL-VISITORS note) to which start and limit still apply.
     start, limit = call.query["start"], call.query["limit"]
@@ -72,7 +96,5 @@ async def list_watchlist_visitors(call: Call) -> Response:
 @handles("listWatchlistEntryVisitors")
 async def list_watchlist_entry_visitors(call: Call) -> Response:
     entry = _fetch_entry(call)
-    entries = [entry]
-    if call.server.faults.on("entry-visitors-whole-watchlist"):
-        entries = _entries_of(call.server, call.system, entry["watchlistUuid"])
+    entries = call.server.policy(WatchlistMatchPolicy).entry_visitor_entries(call.system, entry)
     return reply(200, _visitors_matching(call, entries))

@@ -21,6 +21,10 @@ Simulated hardware: every entry places a flag (store kind ``watchlist_flag``) th
 connected devices would carry; every placement and withdrawal is appended to the per-system
 log ``watchlist_hardware_log``, so the order "withdraw flags, then remove the records" of a
 watchlist delete can be observed.
+
+The decisions inside these steps are the methods of ``WatchlistPolicy``; the handlers ask
+``server.policy(WatchlistPolicy)`` for the one in force, which is where the watchlist faults
+(``faults/_watchlists.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations
@@ -28,16 +32,23 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
 from reference_server._errors import invalid_fields, not_found
-from reference_server._state import Server, record_audit
+from reference_server._policy import Policy
 from reference_server._time import format_instant
+from reference_server._trails import record_audit
 from reference_server.domain import handles
 from reference_server.domain._common import fetch, paged, public, unique_or_409
+from reference_server.store import Record
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 IDENTIFIERS = ("identityNumber", "passportNr", "mobileNumber")
 NAMES = ("firstName", "lastName")
@@ -108,39 +119,33 @@ def find_matches(
     ``enabled_only`` skips disabled watchlists (arrival checks and the match endpoint pass True).
     Reads only: nothing is written and no alert is raised here.
     """
-    if server.faults.on("disabled-watchlist-consulted"):
-        enabled_only = False
     details = _normalised(fields)
     if not details:
         return []
-    store = server.store
-    skipped = {
-        w["uuid"] for w in store.all("watchlist", system) if enabled_only and not w.get("enabled")
-    }
-    if server.faults.on("only-first-watchlist-consulted"):
-        enabled = [w["uuid"] for w in store.all("watchlist", system) if w["uuid"] not in skipped]
-        skipped |= set(enabled[1:])
+    policy, store = server.policy(WatchlistPolicy), server.store
+    watchlists = store.all("watchlist", system)
+    consulted = {w["uuid"] for w in policy.consulted(watchlists, enabled_only)}
+    # The left-out watchlists' entries are skipped: one without a watchlist on record is not.
+    skipped = {w["uuid"] for w in watchlists} - consulted
     entries = store.all("watchlist_entry", system, lambda e: e["watchlistUuid"] not in skipped)
     hits = [(entry, _hits(entry, details)) for entry in entries]
-    per_field = server.faults.on("match-type-per-field")
-    raw = [  # identity hits and vehicle hits found separately, then merged
-        {
-            "watchlistUuid": entry["watchlistUuid"],
-            "entryUuid": entry["uuid"],
-            "matchType": cause if per_field else kind,
-        }
-        for kind in (IDENTITY, VEHICLE)
-        for entry, found in hits
-        for match_type, cause in found
-        if match_type == kind
-    ]
-    if server.faults.on("vehicle-checked-only-without-identity") and any(
-        m["matchType"] == IDENTITY for m in raw
-    ):
-        raw = [m for m in raw if m["matchType"] == IDENTITY]
-    if server.faults.on("match-duplicates-not-collapsed"):
-        return raw
-    return _collapse(raw)
+
+    def found(kind: str) -> list[dict[str, str]]:
+        return [
+            {
+                "watchlistUuid": entry["watchlistUuid"],
+                "entryUuid": entry["uuid"],
+                "matchType": policy.match_type(kind, cause),
+            }
+            for entry, causes in hits
+            for match_type, cause in causes
+            if match_type == kind
+        ]
+
+    # Identity hits and vehicle hits are found separately, then merged.
+    identity = found(IDENTITY)
+    vehicle = found(VEHICLE) if policy.checks_vehicle(bool(identity)) else []
+    return policy.reported(identity + vehicle)
 
 
 # -- records and shapes -------------------------------------------------------------------
@@ -160,27 +165,19 @@ def _watchlist_shape(record: Mapping[str, Any], count: int) -> dict[str, Any]:
 
 
 def _entry_shape(call: Call, record: Mapping[str, Any]) -> dict[str, Any]:
-    shaped = {
-        "uuid": record["uuid"],
-        "watchlistUuid": record["watchlistUuid"],
-        **{f: record.get(f) for f in ENTRY_FIELDS},
-    }
-    if call.server.faults.on("entry-reason-not-read"):
-        shaped["reason"] = None
-    return shaped
+    return call.server.policy(WatchlistPolicy).entry_read(record)
 
 
 def _counts(call: Call) -> Callable[[str], int]:
-    if call.server.faults.on("entry-count-frozen"):
-        return lambda _uuid: 0
+    policy = call.server.policy(WatchlistPolicy)
     totals: dict[str, int] = {}
     for entry in call.server.store.all("watchlist_entry", call.system):
         totals[entry["watchlistUuid"]] = totals.get(entry["watchlistUuid"], 0) + 1
-    return lambda uuid: totals.get(uuid, 0)
+    return lambda uuid: policy.entry_count(totals.get(uuid, 0))
 
 
 def _audit(call: Call, target: str) -> None:
-    name = "" if call.server.faults.on("watchlist-audit-unnamed") else call.key_name
+    name = call.server.policy(WatchlistPolicy).audited_key_name(call.key_name)
     record_audit(call.server, call.system, name, call.op.operation_id, target)
 
 
@@ -194,11 +191,97 @@ def _fetch_entry(call: Call) -> dict[str, Any]:
     entry = call.server.store.get("watchlist_entry", call.path["entryUuid"], call.system)
     if entry is None:
         raise not_found("watchlist entry")
-    if entry["watchlistUuid"] != watchlist["uuid"] and not call.server.faults.on(
-        "entry-other-watchlist-readable"
-    ):
+    if not call.server.policy(WatchlistPolicy).reachable_through(entry, watchlist):
         raise not_found("watchlist entry")
     return entry
+
+
+# -- the decisions inside the steps -----------------------------------------------------------
+class WatchlistPolicy(Policy):
+    """The decisions inside the watchlist steps, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Matching.
+    def consulted(self, watchlists: list[Record], enabled_only: bool) -> list[Record]:
+        """The watchlists a match consults: every one, or the enabled ones when asked."""
+        return [w for w in watchlists if not enabled_only or w.get("enabled")]
+
+    def match_type(self, kind: str, cause: str) -> str:
+        """The matchType of a hit, given its kind and the field (or "name") that hit: the kind."""
+        return kind
+
+    def checks_vehicle(self, identity_hit: bool) -> bool:
+        """Whether the vehicle fields are checked, given whether an identity field hit: always."""
+        return True
+
+    def reported(self, matches: list[dict[str, str]]) -> list[dict[str, str]]:
+        """The matches reported from every hit (identity first): one per entry."""
+        return _collapse(matches)
+
+    # Watchlists.
+    def listed(self, record: Record) -> bool:
+        """Whether GET /watchlists lists a watchlist: every one, enabled or not."""
+        return True
+
+    def entry_count(self, counted: int) -> int:
+        """The entryCount a watchlist reads, given the entries it holds: that number."""
+        return counted
+
+    def enabled_on_create(self, body: Mapping[str, Any]) -> bool:
+        """enabled of a created watchlist: as sent, true when left out."""
+        return bool(body.get("enabled", True))
+
+    def enabled_after_put(self, body: Mapping[str, Any], current: bool) -> bool:
+        """enabled after a PUT: as sent; left out, unchanged (a rename must not switch it on)."""
+        return bool(body.get("enabled", current))
+
+    def delete_withdraws_flags(self) -> bool:
+        """Whether deleting a watchlist withdraws its entries' flags from the devices."""
+        return True
+
+    def delete_removes_entries(self) -> bool:
+        """Whether deleting a watchlist removes its entries."""
+        return True
+
+    def audited_key_name(self, key_name: str) -> str:
+        """The key name a watchlist write is audited under: the calling API key's."""
+        return key_name
+
+    # Entries.
+    def entry_read(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields an entry read shows: every entry field as stored."""
+        return {
+            "uuid": record["uuid"],
+            "watchlistUuid": record["watchlistUuid"],
+            **{f: record.get(f) for f in ENTRY_FIELDS},
+        }
+
+    def reachable_through(self, entry: Record, watchlist: Record) -> bool:
+        """Whether an entry is reachable through the watchlist of the path: its own only."""
+        return bool(entry["watchlistUuid"] == watchlist["uuid"])
+
+    def entry_identifies(self, data: Mapping[str, Any]) -> bool:
+        """Whether an entry as written may be stored: it holds a non-blank identifying value."""
+        return bool(_normalised(data))
+
+    def entry_needs_watchlist(self) -> bool:
+        """Whether an entry is posted only to a watchlist that exists (else 404): it is."""
+        return True
+
+    def entry_delete_removes_record(self) -> bool:
+        """Whether deleting an entry removes its record (beside withdrawing its flag)."""
+        return True
+
+    def entries_listed(self, system: str, watchlist_uuid: str) -> list[Record]:
+        """The entries a watchlist's entries list holds: that watchlist's own."""
+        return _entries_of(self.server, system, watchlist_uuid)
+
+    def entries_start(self, start: int, sent: bool) -> int:
+        """The entries list's start, given the query's (defaulted unless ``sent``): as read."""
+        return start
 
 
 # -- hardware flags -----------------------------------------------------------------------
@@ -238,9 +321,8 @@ def _withdraw_flags(server: Server, system: str, where: Callable[[dict[str, Any]
 @handles("listWatchlists")
 async def list_watchlists(call: Call) -> Response:
     count = _counts(call)
-    records = call.server.store.all("watchlist", call.system)
-    if call.server.faults.on("watchlist-list-enabled-only"):
-        records = [r for r in records if r.get("enabled", True)]
+    listed = call.server.policy(WatchlistPolicy).listed
+    records = [r for r in call.server.store.all("watchlist", call.system) if listed(r)]
     return reply(200, [_watchlist_shape(r, count(r["uuid"])) for r in records])
 
 
@@ -252,8 +334,8 @@ async def get_watchlist(call: Call) -> Response:
 
 @handles("createWatchlist")
 async def create_watchlist(call: Call) -> Response:
-    default = not call.server.faults.on("watchlist-created-disabled")
-    data = {"name": call.body["name"], "enabled": call.body.get("enabled", default)}
+    enabled = call.server.policy(WatchlistPolicy).enabled_on_create(call.body)
+    data = {"name": call.body["name"], "enabled": enabled}
     store = call.server.store
     with store.transaction(), unique_or_409("watchlist"):
         uuid = store.insert("watchlist", call.system, data, unique={"name": data["name"]})
@@ -266,39 +348,28 @@ async def update_watchlist(call: Call) -> Response:
     store = call.server.store
     with store.transaction(), unique_or_409("watchlist"):
         record = public(_fetch_watchlist(call, call.path["uuid"]))
-        # enabled left out keeps the current state: a rename must not silently switch a
-        # disabled list back on.
         current = record.get("enabled", True)
         merged = {
             **record,
             "name": call.body.get("name", record["name"]),
-            "enabled": _enabled_after_put(call, current),
+            "enabled": call.server.policy(WatchlistPolicy).enabled_after_put(call.body, current),
         }
         store.replace("watchlist", record["uuid"], merged, unique={"name": merged["name"]})
         _audit(call, record["uuid"])
     return ack(record["uuid"])
 
 
-def _enabled_after_put(call: Call, current: bool) -> bool:
-    """enabled after a PUT: as sent, else unchanged (the faults lose one direction)."""
-    wanted = call.body.get("enabled", current)
-    if call.server.faults.on("watchlist-put-cannot-disable"):
-        return call.body.get("enabled") or current
-    if call.server.faults.on("watchlist-put-cannot-enable"):
-        return bool(wanted and current)
-    return wanted
-
-
 @handles("deleteWatchlist")
 async def delete_watchlist(call: Call) -> Response:
     server, store = call.server, call.server.store
+    policy = server.policy(WatchlistPolicy)
     with store.transaction():
         record = _fetch_watchlist(call, call.path["uuid"])
         uuid = record["uuid"]
         # Devices first: once the rows are gone nothing would say which flags were this list's.
-        if not server.faults.on("watchlist-delete-keeps-flags"):
+        if policy.delete_withdraws_flags():
             _withdraw_flags(server, call.system, lambda f: f["watchlistUuid"] == uuid)
-        if not server.faults.on("watchlist-delete-keeps-entries"):
+        if policy.delete_removes_entries():
             for entry in _entries_of(server, call.system, uuid):
                 store.delete("watchlist_entry", entry["uuid"])
         store.delete("watchlist", uuid)
@@ -311,7 +382,7 @@ async def delete_watchlist(call: Call) -> Response:
 def _entry_data(call: Call, watchlist_uuid: str) -> dict[str, Any]:
     """The entry as written (a PUT replaces every field); blank-only bodies identify nothing."""
     data = {"watchlistUuid": watchlist_uuid, **{f: call.body.get(f) for f in ENTRY_FIELDS}}
-    if not _normalised(data) and not call.server.faults.on("entry-needs-no-identifier"):
+    if not call.server.policy(WatchlistPolicy).entry_identifies(data):
         raise invalid_fields(
             {"body": "at least one of " + ", ".join(IDENTIFYING) + " must hold a value"}
         )
@@ -327,16 +398,9 @@ def _identity_key(data: Mapping[str, Any]) -> str:
 @handles("listWatchlistEntries")
 async def list_watchlist_entries(call: Call) -> Response:
     watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
-    if call.server.faults.on("entries-list-every-watchlist"):
-        records = call.server.store.all("watchlist_entry", call.system)
-    else:
-        records = _entries_of(call.server, call.system, watchlist["uuid"])
-    start = call.query["start"]
-    if (
-        call.server.faults.on("entries-start-one-based")
-        and "start" not in call.request.query_params
-    ):
-        start = 1
+    policy = call.server.policy(WatchlistPolicy)
+    records = policy.entries_listed(call.system, watchlist["uuid"])
+    start = policy.entries_start(call.query["start"], "start" in call.request.query_params)
     return paged([_entry_shape(call, e) for e in records], start, call.query["limit"])
 
 
@@ -349,11 +413,10 @@ async def get_watchlist_entry(call: Call) -> Response:
 async def create_watchlist_entry(call: Call) -> Response:
     server, store = call.server, call.server.store
     with store.transaction(), unique_or_409("watchlist entry"):
-        if call.server.faults.on("entry-stored-in-unknown-watchlist"):
-            watchlist = {"uuid": call.path["watchlistUuid"]}
-        else:
-            watchlist = _fetch_watchlist(call, call.path["watchlistUuid"])
-        data = _entry_data(call, watchlist["uuid"])
+        watchlist_uuid = call.path["watchlistUuid"]
+        if server.policy(WatchlistPolicy).entry_needs_watchlist():
+            watchlist_uuid = _fetch_watchlist(call, watchlist_uuid)["uuid"]
+        data = _entry_data(call, watchlist_uuid)
         uuid = store.insert(
             "watchlist_entry", call.system, data, unique={"identity": _identity_key(data)}
         )
@@ -384,7 +447,7 @@ async def delete_watchlist_entry(call: Call) -> Response:
     with store.transaction():
         entry = _fetch_entry(call)
         _withdraw_flags(server, call.system, lambda f: f["entryUuid"] == entry["uuid"])
-        if not server.faults.on("entry-delete-keeps-record"):
+        if server.policy(WatchlistPolicy).entry_delete_removes_record():
             store.delete("watchlist_entry", entry["uuid"])
         _audit(call, entry["uuid"])
     return ack(entry["uuid"])

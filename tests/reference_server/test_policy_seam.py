@@ -21,6 +21,8 @@ from reference_server.domain.invites import InvitePolicy
 from reference_server.domain.media_links import MediaLinkPolicy
 from reference_server.domain.users import UserPolicy
 from reference_server.domain.visits import VisitPolicy
+from reference_server.domain.watchlist_match import WatchlistMatchPolicy
+from reference_server.domain.watchlists import WatchlistPolicy
 from reference_server.faults import CATALOGUE, Faults
 from reference_server.faults._model import overrides
 from reference_server.store import Store
@@ -36,6 +38,8 @@ CONVERTED = (
     "reference_server/domain/invites.py",
     "reference_server/domain/invite_list.py",
     "reference_server/domain/visits.py",
+    "reference_server/domain/watchlists.py",
+    "reference_server/domain/watchlist_match.py",
 )
 POLICIES = (
     CredentialPolicy,
@@ -45,6 +49,8 @@ POLICIES = (
     InvitePolicy,
     InviteListPolicy,
     VisitPolicy,
+    WatchlistPolicy,
+    WatchlistMatchPolicy,
 )
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
