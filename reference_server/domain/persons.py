@@ -2,6 +2,10 @@
 
 Also holds the pieces users share with persons: the photo claim and the photo fields of a read,
 and the contains-style search over a few text criteria.
+
+The decisions inside the person steps are the methods of ``PersonPolicy``; the handlers ask
+``server.policy(PersonPolicy)`` for the one in force, which is where the person faults
+(``faults/_people.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations
@@ -14,11 +18,12 @@ from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
 from reference_server._errors import ApiError, invalid_fields, not_found
+from reference_server._policy import Policy
 from reference_server.domain import handles
 from reference_server.domain._common import (
     check_references,
     fetch,
-    paged,
+    page_of,
     schema_fields,
     unique_or_409,
 )
@@ -125,94 +130,148 @@ def row(record: Record, extra: tuple[str, ...] = ()) -> dict[str, Any]:
 
 
 # -- persons -------------------------------------------------------------------------------
-def _read(call: Call, record: Record) -> dict[str, Any]:
-    shown = {
-        "uuid": record["uuid"],
-        **{f: record.get(f) for f in FIELDS},
-        **photo_fields(call, record),
-    }
-    faults = call.server.faults
-    if faults.on("person-read-drops-cost-center"):
-        shown["costCenter"] = None
-    if faults.on("person-has-photo-from-body"):
-        shown["hasPhoto"] = bool(record.get("hasPhoto"))
-    return shown
+class PersonPolicy(Policy):
+    """The decisions inside the person steps, each answering what the documents require.
 
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
 
-def _has_photo(call: Call, photo_id: str | None) -> bool:
-    if call.server.faults.on("person-has-photo-from-body") and call.body.get("hasPhoto"):
+    # Read shape.
+    def in_sight(self, record: Record) -> bool:
+        """Whether a stored person can be read, replaced, deleted and found: every one can."""
         return True
-    return bool(photo_id)
+
+    def read_fields(self, record: Record, photo: Mapping[str, Any]) -> dict[str, Any]:
+        """What a person read shows: its fields, then the ``photo`` fields (see photo_fields)."""
+        return {"uuid": record["uuid"], **{f: record.get(f) for f in FIELDS}, **photo}
+
+    # Create and replace.
+    def required_fields(self) -> tuple[str, ...]:
+        """Body fields a write must fill beyond those the schema requires: none."""
+        return ()
+
+    def references_checked(self) -> dict[str, str]:
+        """The body fields that must name an existing record, with the record kind."""
+        return dict(REFERENCES)
+
+    def written_fields(self, body: Mapping[str, Any], current: Record | None) -> dict[str, Any]:
+        """The fields a create or a replace (``current`` given) takes: the body's alone."""
+        return {f: body.get(f) for f in FIELDS}
+
+    def unique_fields(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The numbers no two persons of a system may share (empty values are skipped)."""
+        return {
+            "identityNumber": data.get("identityNumber"),
+            "staffIdNumber": data.get("staffIdNumber"),
+        }
+
+    def attaches_photo_on_replace(self) -> bool:
+        """Whether a replace's photoUuid attaches the photo."""
+        return True
+
+    def refuses_unclaimable_photo(self) -> bool:
+        """Whether a write whose photoUuid cannot be claimed is refused (not stored without it)."""
+        return True
+
+    def has_photo(self, body: Mapping[str, Any], photo_id: str | None) -> bool:
+        """The hasPhoto a write stores: whether the person holds a photo (the body's is ignored)."""
+        return bool(photo_id)
+
+    # Search.
+    def search_ignores_case(self) -> bool:
+        """Whether a search criterion matches whatever the letter case."""
+        return True
+
+    def search_needs_every_criterion(self) -> bool:
+        """Whether a person must match every criterion of a search (not just one)."""
+        return True
+
+    def search_row_extra(self) -> tuple[str, ...]:
+        """Fields a search row carries beside the documented ones: none."""
+        return ()
+
+    def search_total(self, found: int, returned: int) -> int:
+        """The totalCount of a search page: every match, not only the ``returned`` ones."""
+        return found
+
+    # Delete.
+    def kept_on_delete(self, system: str, record: Record) -> bool:
+        """Whether DELETE stops short of the cascade and keeps the record: it never does.
+
+        An override that keeps it does here whatever it does instead.
+        """
+        return False
+
+    def keeps_holder_on_delete(self, credential: Record) -> bool:
+        """Whether a credential of a deleted person keeps naming it as holder: none does."""
+        return False
+
+    def holder_deleted(self, system: str, held: list[Record]) -> None:
+        """The person's credentials (``held``, as they were) were unlinked; nothing more to do."""
+
+
+def _read(call: Call, record: Record) -> dict[str, Any]:
+    return call.server.policy(PersonPolicy).read_fields(record, photo_fields(call, record))
 
 
 def _photo(call: Call, current: str | None) -> str | None:
     """The photo the person should hold after this write (see :func:`claim_photo`)."""
-    faults = call.server.faults
-    if call.op.operation_id == "updatePerson" and faults.on("person-put-ignores-photo"):
+    policy = call.server.policy(PersonPolicy)
+    if call.op.operation_id == "updatePerson" and not policy.attaches_photo_on_replace():
         return current
     try:
         return claim_photo(call, call.body, current)
     except ApiError:
-        if faults.on("person-bad-photo-ignored"):
-            return current
-        raise
+        if policy.refuses_unclaimable_photo():
+            raise
+        return current
 
 
 def _live(call: Call) -> Record:
-    """The addressed person (a soft-deleted one, left by a fault, is not found)."""
+    """The addressed person, or 404."""
     record = fetch(call, "person", call.path["uuid"])
-    if record.get("_deleted"):
+    if not call.server.policy(PersonPolicy).in_sight(record):
         raise not_found("person")
     return record
 
 
 def _required(call: Call) -> None:
-    if call.server.faults.on("person-last-name-required") and not call.body.get("lastName"):
-        raise invalid_fields({"lastName": "is required"})
+    required = call.server.policy(PersonPolicy).required_fields()
+    missing = {f: "is required" for f in required if not call.body.get(f)}
+    if missing:
+        raise invalid_fields(missing)
 
 
 def _unique(call: Call, data: Mapping[str, Any]) -> dict[str, Any]:
     """The numbers no other person of the system may share (empty values are skipped)."""
-    if call.server.faults.on("person-duplicate-allowed"):
-        return {}
-    return {
-        "identityNumber": data.get("identityNumber"),
-        "staffIdNumber": data.get("staffIdNumber"),
-    }
+    return call.server.policy(PersonPolicy).unique_fields(data)
 
 
 def _checked_references(call: Call) -> None:
-    if call.server.faults.on("person-reference-unchecked"):
-        return
-    check_references(call, call.body, REFERENCES)
+    check_references(call, call.body, call.server.policy(PersonPolicy).references_checked())
 
 
 @handles("searchPersons")
 async def search_persons(call: Call) -> Response:
     body = call.body
     criteria = criteria_of(body, CRITERIA)
-    faults = call.server.faults
+    policy = call.server.policy(PersonPolicy)
+    case_sensitive = not policy.search_ignores_case()
+    any_of = not policy.search_needs_every_criterion()
     found = call.server.store.all(
         "person",
         call.system,
         lambda r: (
-            not r.get("_deleted")
-            and matches(
-                r,
-                criteria,
-                case_sensitive=faults.on("search-case-sensitive"),
-                any_of=faults.on("search-any-criterion"),
-            )
+            policy.in_sight(r)
+            and matches(r, criteria, case_sensitive=case_sensitive, any_of=any_of)
         ),
     )
-    extra = ("identityNumber",) if faults.on("search-returns-identity-number") else ()
+    extra = policy.search_row_extra()
     rows = [row(r, extra) for r in found]
-    start, limit = body.get("start", 0), body.get("limit", 500)
-    if faults.on("person-search-total-counts-page"):
-        rows = rows[start : start + limit]
-        page = {"entries": rows, "startIndex": start, "countReturned": len(rows)}
-        return reply(200, {**page, "totalCount": len(rows)})
-    return paged(rows, start, limit)
+    page = page_of(rows, body.get("start", 0), body.get("limit", 500))
+    page["totalCount"] = policy.search_total(len(rows), page["countReturned"])
+    return reply(200, page)
 
 
 @handles("getPerson")
@@ -224,7 +283,8 @@ async def get_person(call: Call) -> Response:
 async def create_person(call: Call) -> Response:
     _required(call)
     _checked_references(call)
-    data = {f: call.body.get(f) for f in FIELDS}
+    policy = call.server.policy(PersonPolicy)
+    data = policy.written_fields(call.body, None)
     store = call.server.store
     unique = _unique(call, data)
     await prepare_photo(call)
@@ -233,7 +293,7 @@ async def create_person(call: Call) -> Response:
         photo_id = _photo(call, None)
         record = {
             **data,
-            "hasPhoto": _has_photo(call, photo_id),
+            "hasPhoto": policy.has_photo(call.body, photo_id),
             "photoId": photo_id,
             "_qrCode": new_qr_code(),
         }
@@ -246,9 +306,8 @@ async def update_person(call: Call) -> Response:
     current = _live(call)
     _required(call)
     _checked_references(call)
-    data = {f: call.body.get(f) for f in FIELDS}
-    if call.server.faults.on("person-put-keeps-omitted"):
-        data = {f: call.body.get(f, current.get(f)) for f in FIELDS}
+    policy = call.server.policy(PersonPolicy)
+    data = policy.written_fields(call.body, current)
     store = call.server.store
     unique = _unique(call, data)
     await prepare_photo(call)
@@ -256,7 +315,7 @@ async def update_person(call: Call) -> Response:
         photo_id = _photo(call, current.get("photoId"))
         record = {
             **data,
-            "hasPhoto": _has_photo(call, photo_id),
+            "hasPhoto": policy.has_photo(call.body, photo_id),
             "photoId": photo_id,
             "_qrCode": current.get("_qrCode"),
         }
@@ -271,22 +330,16 @@ async def delete_person(call: Call) -> Response:
     from reference_server.domain import credentials
 
     server, store = call.server, call.server.store
-    if server.faults.on("person-delete-keeps-record"):
-        credentials.unlink_holder(server, call.system, record["uuid"])
-        return ack(record["uuid"])
-    if server.faults.on("person-delete-soft"):
-        store.replace("person", record["uuid"], {**record, "_deleted": True})
+    policy = server.policy(PersonPolicy)
+    if policy.kept_on_delete(call.system, record):
         return ack(record["uuid"])
     with store.transaction():
-        held = faulty_holdings(
-            call,
-            record["uuid"],
-            "person-delete-keeps-qr-code",
-            "person-delete-marks-credentials-deleted",
-        )
+        # The credentials as they were before the unlink, for those that keep their holder.
+        held = store.all("credential", call.system, lambda r: r.get("holderUuid") == record["uuid"])
         # Credentials outlive their holder, as unassigned records.
         credentials.unlink_holder(server, call.system, record["uuid"])
-        _delete_faults(call, held)
+        relink(call, [c for c in held if policy.keeps_holder_on_delete(c)])
+        policy.holder_deleted(call.system, held)
         # Withdraw the person from the hardware (phonebooks, QR code) before the record goes.
         store.replace("person", record["uuid"], {**record, "_qrCode": None})
         credentials.sync_hardware(server, call.system)
@@ -295,26 +348,7 @@ async def delete_person(call: Call) -> Response:
     return ack(record["uuid"])
 
 
-def faulty_holdings(call: Call, holder: str, *names: str) -> list[Record]:
-    """The holder's credentials, read before a delete unlinks them, when one of the delete
-    faults ``names`` is on (none otherwise)."""
-    if not any(call.server.faults.on(n) for n in names):
-        return []
-    return call.server.store.all("credential", call.system, lambda r: r.get("holderUuid") == holder)
-
-
-def relink(call: Call, held: list[Record], *, qr_only: bool = False) -> None:
-    """Give credentials the delete just unlinked their holder back (QR codes only if asked)."""
+def relink(call: Call, held: list[Record]) -> None:
+    """Give credentials the delete just unlinked their holder back."""
     for credential in held:
-        if not qr_only or credential.get("readerType") == "QR_CODE":
-            call.server.store.replace("credential", credential["uuid"], credential)
-
-
-def _delete_faults(call: Call, held: list[Record]) -> None:
-    faults, store = call.server.faults, call.server.store
-    if faults.on("person-delete-keeps-qr-code"):
-        relink(call, held, qr_only=True)
-    if faults.on("person-delete-marks-credentials-deleted"):
-        for credential in held:
-            changed = {**credential, "holderUuid": None, "_holderKind": None, "status": "DELETED"}
-            store.replace("credential", credential["uuid"], changed)
+        call.server.store.replace("credential", credential["uuid"], credential)

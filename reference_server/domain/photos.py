@@ -3,6 +3,10 @@
 The pipeline answers 404 for another system's records, but for these two downloads doc3 gives
 403 when the photo exists in a different system; the handler therefore looks the photo up
 across systems and compares owners itself.
+
+The decisions inside a download are the methods of ``PhotoPolicy``; the handler asks
+``server.policy(PhotoPolicy)`` for the one in force, which is where the photo faults
+(``faults/_media.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from starlette.responses import Response
 
 from reference_server._call import Call
 from reference_server._errors import ApiError, not_found
+from reference_server._policy import Policy
 from reference_server.domain import handles
 
 if TYPE_CHECKING:
@@ -38,23 +43,42 @@ def stored_image(server: Server, photo_id: str, rendition: Rendition) -> bytes:
     return data
 
 
+class PhotoPolicy(Policy):
+    """The decisions inside a photo download, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    def other_system_refusal(self) -> ApiError:
+        """The refusal of a download of a photo that exists in another system: 403."""
+        return ApiError(403, "the photo belongs to another system")
+
+    def serves_empty_image(self) -> bool:
+        """Whether a photo holding no bytes is served empty instead of answered 404."""
+        return False
+
+    def cache_control(self) -> str:
+        """The Cache-Control of a download: private, for an hour."""
+        return PRIVATE_CACHE
+
+
 def _download(call: Call, rendition: Rendition) -> Response:
     photo_id = call.path["uuid"]
     server = call.server
+    policy = server.policy(PhotoPolicy)
     if server.store.get("photo", photo_id) is None:
         raise not_found("photo")
     if server.store.system_of(photo_id) != call.system:
-        if server.faults.on("photo-other-system-404"):
-            raise not_found("photo")
-        raise ApiError(403, "the photo belongs to another system")
+        raise policy.other_system_refusal()
     try:
         data = stored_image(server, photo_id, rendition)
     except ApiError:
-        if not server.faults.on("empty-photo-200"):
+        if not policy.serves_empty_image():
             raise
         data = b""
-    cache = "public, max-age=3600" if server.faults.on("cache-public") else PRIVATE_CACHE
-    return Response(data, media_type="image/jpeg", headers={"Cache-Control": cache})
+    headers = {"Cache-Control": policy.cache_control()}
+    return Response(data, media_type="image/jpeg", headers=headers)
 
 
 @handles("downloadPhoto")

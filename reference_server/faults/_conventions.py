@@ -3,6 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
+from reference_server.domain._common import RecordPolicy
 from reference_server.domain.invites import DENIED_KIND, VISITOR_FIELDS, InvitePolicy
 from reference_server.faults._model import fault, overrides, swap
 
@@ -29,7 +30,14 @@ fault("bearer-not-stripped", "AUTH-BEARER-PREFIX", "a Bearer-prefixed key is not
 fault("disabled-key-accepted", "AUTH-DISABLED-KEY-401", "a disabled key authenticates")
 fault("readonly-can-write", "AUTH-PERMISSION-READ-WRITE", "write permissions are not checked")
 fault("relay-control-with-read", "AUTH-RELAY-CONTROL-SEPARATE", "reading points allows the trigger")
-fault("cross-system-read", "CONV-SYSTEM-SCOPE-404", "another system's record can be read")
+
+
+@overrides("cross-system-read", "CONV-SYSTEM-SCOPE-404", "another system's record can be read")
+class _CrossSystemRead(RecordPolicy):
+    def read_scope(self, system: str) -> str | None:
+        return None
+
+
 fault("list-leaks-other-system", "CONV-SYSTEM-SCOPE-LISTS", "name lists include other systems")
 fault("encryption-ignored", "AUTH-PAYLOAD-ENCRYPTION", "responses to an encrypting key are plain")
 fault(
@@ -71,18 +79,32 @@ fault("body-uuid-wins", "CONV-UPDATE-BODY-UUID-IGNORED", "an update changes the 
 fault(
     "location-delete-kept", "CONV-HARD-DELETE", "deleteLocation acknowledges but keeps the record"
 )
-fault(
+
+
+@overrides(
     "delete-keeps-references",
     "CONV-DELETE-DROPS-REFERENCES",
     "persons and users keep pointing at a deleted record",
 )
+class _DeleteKeepsReferences(RecordPolicy):
+    def drops_references(self) -> bool:
+        return False
+
+
 fault("errors-as-plain-text", "CONV-RESPONSE-CONFORMS", "error bodies are sent as text/plain")
 fault("person-read-snake-case", "CONV-CAMELCASE-RESPONSES", "getPerson answers snake_case names")
-fault(
+
+
+@overrides(
     "reference-checked-across-systems",
     "CONV-REFERENCE-MUST-EXIST",
     "a reference to another system's record is accepted",
 )
+class _ReferenceCheckedAcrossSystems(RecordPolicy):
+    def reference_scope(self, system: str) -> str | None:
+        return None
+
+
 # -- errors ----------------------------------------------------------------------------------
 fault("error-code-as-text", "ERR-BODY-SHAPE", "error bodies carry code as a string")
 fault(

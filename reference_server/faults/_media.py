@@ -1,15 +1,16 @@
 """Faults of staged files, photos and signed media links.
 
 The faults of decisions inside a staged-file, photo or link step override one decision of
-``FilePolicy`` or ``MediaLinkPolicy`` each (the policy seam,
+``FilePolicy``, ``PhotoPolicy`` or ``MediaLinkPolicy`` each (the policy seam,
 ``reference_server/_policy.py``); status faults stay declarative (``swap``).
 """
 
 import base64
 
+from reference_server._errors import ApiError, not_found
 from reference_server.domain.files import FilePolicy
 from reference_server.domain.media_links import FILENAMES, MediaLinkPolicy
-from reference_server.domain.photos import Rendition
+from reference_server.domain.photos import PhotoPolicy, Rendition
 from reference_server.faults._model import NOT_FOUND, fault, overrides, swap
 from reference_server.store import Record
 
@@ -54,12 +55,21 @@ class _ThumbnailIsFullImage(FilePolicy):
     def thumbnail_reduced(self) -> bool:
         return False
 
-fault("cache-public", "PHOTO-CACHE-PRIVATE", "photo downloads are marked public, max-age=3600")
-fault(
+
+@overrides("cache-public", "PHOTO-CACHE-PRIVATE", "photo downloads are marked public, max-age=3600")
+class _CachePublic(PhotoPolicy):
+    def cache_control(self) -> str:
+        return "public, max-age=3600"
+
+
+@overrides(
     "photo-other-system-404",
     "PHOTO-403-OTHER-SYSTEM",
     "another system's photo answers 404 instead of 403",
 )
+class _OtherSystemPhoto404(PhotoPolicy):
+    def other_system_refusal(self) -> ApiError:
+        return not_found("photo")
 
 
 @overrides(
@@ -174,7 +184,16 @@ fault(
     "PHOTO-403-NO-READ-RIGHT",
     "photo and thumbnail downloads need no permission",
 )
-fault("empty-photo-200", "PHOTO-404-EMPTY", "a photo with no stored bytes answers an empty 200")
+
+
+@overrides(
+    "empty-photo-200", "PHOTO-404-EMPTY", "a photo with no stored bytes answers an empty 200"
+)
+class _EmptyPhoto200(PhotoPolicy):
+    def serves_empty_image(self) -> bool:
+        return True
+
+
 fault("thumbnail-charged-as-read", "PHOTO-RATE-COST", "a thumbnail download draws 30 units")
 
 

@@ -61,6 +61,24 @@ def test_search_any_criterion(faulty, unique) -> None:
         assert found["totalCount"] == 1
 
 
+def test_person_delete_soft_hides_without_writing_into_the_record(faulty, unique) -> None:
+    live = faulty("person-delete-soft")
+    with live.client("full") as api:
+        tag = unique("soft")
+        uuid = persons.create(api, lastName=tag)
+        card = persons.issue_card(api, uuid, unique)
+        stored = live.server.store.get("person", uuid)
+        assert api.delete(f"{persons.PERSONS}/{uuid}").status_code == 200
+        assert api.get(f"{persons.PERSONS}/{uuid}").status_code == 404
+        assert persons.search(api, lastName=tag)["totalCount"] == 0
+        assert api.get(f"/api/ws/v1/credentials/{card}").json()["holderUuid"] == uuid
+        # What hides the person is the fault's memory: the record is as it was.
+        assert live.server.store.get("person", uuid) == stored
+        # So the correct server, once the fault is off, sees the person again.
+        live.server.faults.switch(())
+        assert api.get(f"{persons.PERSONS}/{uuid}").status_code == 200
+
+
 def test_user_password_returned(faulty, unique) -> None:
     with client_with(faulty, "user-password-returned") as api:
         uuid = users.create(api, unique, password=users.PASSWORD)

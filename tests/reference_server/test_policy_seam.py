@@ -14,11 +14,14 @@ import pytest
 from reference_server._policy import Policy, domain_policy, overridden_decisions
 from reference_server._state import Server
 from reference_server._time import format_instant
+from reference_server.domain._common import RecordPolicy
 from reference_server.domain.credentials import CredentialPolicy
 from reference_server.domain.files import FilePolicy
 from reference_server.domain.invite_list import InviteListPolicy
 from reference_server.domain.invites import InvitePolicy
 from reference_server.domain.media_links import MediaLinkPolicy
+from reference_server.domain.persons import PersonPolicy
+from reference_server.domain.photos import PhotoPolicy
 from reference_server.domain.users import UserPolicy
 from reference_server.domain.visits import VisitPolicy
 from reference_server.domain.watchlist_match import WatchlistMatchPolicy
@@ -33,6 +36,9 @@ CONVERTED = (
     "reference_server/domain/credentials.py",
     "reference_server/hardware/controllers.py",
     "reference_server/domain/users.py",
+    "reference_server/domain/persons.py",
+    "reference_server/domain/photos.py",
+    "reference_server/domain/_common.py",
     "reference_server/domain/files.py",
     "reference_server/domain/media_links.py",
     "reference_server/domain/invites.py",
@@ -51,6 +57,9 @@ POLICIES = (
     VisitPolicy,
     WatchlistPolicy,
     WatchlistMatchPolicy,
+    PersonPolicy,
+    PhotoPolicy,
+    RecordPolicy,
 )
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
