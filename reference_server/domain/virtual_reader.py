@@ -5,24 +5,36 @@ answer is a ReaderOutcome whose ``code`` is the status as text. The pipeline has
 answered 400/422 for bad bodies (and reshaped those errors for this tag); here come, in
 order, the throttles (per device, and per address for failed device authentications),
 the device check (404), the wiring check (424) and the decision of the reader hardware.
+
+The decisions inside these steps are the methods of ``VirtualReaderPolicy``; the handlers ask
+``server.policy(VirtualReaderPolicy)`` for the one in force, which is where the virtual reader
+faults (``faults/_reader_and_webhooks.py``) plug in. This module holds the correct behaviour
+only.
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.responses import Response
 
 import spec
 from reference_server._call import Call, reply
 from reference_server._crypto import equal
-from reference_server._state import Server
+from reference_server._policy import Policy
 from reference_server.domain import handles
 from reference_server.hardware import readers
 
-CACHED_LIST_SECONDS = 60.0  # how long the fault that serves a cached list keeps one
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
+
+# A refusal the reader answers: (status, reason, message).
+Refusal = tuple[int, str, str]
+
 SWEEP_ABOVE = 1024  # names tracked before stale ones are swept out
 _NO_SUCH_KEY = "x" * 32  # compared against when the device is unknown, to keep timing even
 
@@ -76,8 +88,69 @@ def _throttle(server: Server) -> ReaderThrottle:
     return found
 
 
+# -- the decisions inside the steps -----------------------------------------------------------
+class VirtualReaderPolicy(Policy):
+    """The decisions inside the virtual reader's steps, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Answers.
+    def outcome_code(self, status: int) -> Any:
+        """The ``code`` of a reader answer: the status as text."""
+        return str(status)
+
+    # Throttles and the device check.
+    def holds_off_failing_address(self) -> bool:
+        """Whether an address past its allowance of failed device checks is answered 429."""
+        return True
+
+    def allowance_name(self, device_uuid: str, client: str) -> str:
+        """The name a request counts against in the reader allowance: its device."""
+        return device_uuid
+
+    def authorization_refusal(self, header: str | None) -> Refusal | None:
+        """The refusal an Authorization header earns: none, the device's key authenticates."""
+        return None
+
+    def key_accepted(self, stored: str, presented: str) -> bool:
+        """Whether the presented key authenticates the device: it is the stored key."""
+        return equal(stored, presented)
+
+    # Reads.
+    def unattached_refusal(self) -> Refusal:
+        """The answer to a read at a device wired to no access control point: 424."""
+        message = "the device's reader is not attached to an access control point"
+        return 424, "not attached", message
+
+    def read_answer(self, decided: readers.Outcome) -> readers.Outcome:
+        """What a read answers for the reader's decision: that decision as it stands."""
+        return decided
+
+    # Lists.
+    def lists_credential(self, system: str, credential: dict[str, Any], point: str) -> bool:
+        """Whether a credential is on the list of the point's device: a read would pass now."""
+        return readers.admits(self.server, system, credential, point, self.server.clock.now())
+
+    def entry_pin(self, pin: Any) -> Any:
+        """The ``pin`` of a list entry: a number, or null without one."""
+        return int(pin) if pin is not None else None
+
+    def empty_list_refusal(self) -> Refusal | None:
+        """The refusal of a list with no valid credential: none, the list is empty."""
+        return None
+
+    def earlier_list(self, device_uuid: str) -> list[dict[str, Any]] | None:
+        """A list served before that the device gets again: none, every list is made afresh."""
+        return None
+
+    def list_served(self, device_uuid: str, entries: list[dict[str, Any]]) -> None:
+        """A device was served a freshly made list; nothing more to decide on the correct server."""
+
+
 def outcome(server: Server, status: int, reason: str, message: str, **headers: str) -> Response:
-    code: Any = status if server.faults.on("reader-code-int") else str(status)
+    code = server.policy(VirtualReaderPolicy).outcome_code(status)
     return reply(status, {"code": code, "reason": reason, "message": message}, headers)
 
 
@@ -88,25 +161,25 @@ def _too_many(server: Server, wait: int, message: str) -> Response:
 def _admitted_device(call: Call) -> tuple[str, dict[str, Any]] | Response:
     """Throttles, then the device check: the device and its system, or the refusal to send."""
     server, throttle = call.server, _throttle(call.server)
+    policy = server.policy(VirtualReaderPolicy)
     now = server.clock.timestamp()
-    if not server.faults.on("reader-no-auth-throttle"):
+    if policy.holds_off_failing_address():
         wait = throttle.failures.wait(call.client, now)
         if wait is not None:
             return _too_many(server, wait, "too many failed device checks from this address")
     device_uuid = str(call.body["uuid"]).lower()
-    counted = call.client if server.faults.on("reader-throttle-per-address") else device_uuid
+    counted = policy.allowance_name(device_uuid, call.client)
     wait = throttle.devices.wait(counted, now)
     if wait is not None:
         return _too_many(server, wait, "the device's request allowance is used up")
     throttle.devices.add(counted, now)
-    if server.faults.on("reader-checks-authorization"):
-        header = call.request.headers.get("authorization")
-        if header is not None and server.key_by_value(header.removeprefix("Bearer ")) is None:
-            return outcome(server, 401, "unauthorised", "the API key is not valid")
+    refused = policy.authorization_refusal(call.request.headers.get("authorization"))
+    if refused is not None:
+        return outcome(server, *refused)
     found = readers.device(server, device_uuid)
     stored_key = found[1]["key"] if found else _NO_SUCH_KEY
-    key_matches = equal(stored_key, str(call.body["key"]))
-    if found is None or not (key_matches or server.faults.on("reader-key-not-checked")):
+    key_matches = policy.key_accepted(stored_key, str(call.body["key"]))
+    if found is None or not key_matches:
         throttle.failures.add(call.client, now)
         return outcome(server, 404, "unknown device", "no device with that uuid and key")
     return found
@@ -118,19 +191,13 @@ async def virtual_read(call: Call) -> Response:
     if isinstance(admitted, Response):
         return admitted
     system, device = admitted
-    if device.get("point") is None:
-        if call.server.faults.on("unattached-reader-401"):
-            return outcome(call.server, 401, "denied", "the reader has no access control point")
-        message = "the device's reader is not attached to an access control point"
-        return outcome(call.server, 424, "not attached", message)
     server = call.server
-    result = readers.decide(server, system, device["point"], call.body["code"], device["uuid"])
-    status, reason = result.status, result.reason
-    if status == 200 and server.faults.on("grant-reason-ok"):
-        reason = "OK"
-    if status == 401 and result.credential is None and server.faults.on("unknown-code-404"):
-        status, reason = 404, "unknown credential"
-    return outcome(server, status, reason, result.message)
+    policy = server.policy(VirtualReaderPolicy)
+    if device.get("point") is None:
+        return outcome(server, *policy.unattached_refusal())
+    decided = readers.decide(server, system, device["point"], call.body["code"], device["uuid"])
+    answer = policy.read_answer(decided)
+    return outcome(server, answer.status, answer.reason, answer.message)
 
 
 def _holder_name(server: Server, system: str, credential: dict[str, Any]) -> str | None:
@@ -146,9 +213,10 @@ def _holder_name(server: Server, system: str, credential: dict[str, Any]) -> str
     return name or None
 
 
-def _entry(server: Server, system: str, credential: dict[str, Any]) -> dict[str, Any]:
+def _entry(
+    server: Server, policy: VirtualReaderPolicy, system: str, credential: dict[str, Any]
+) -> dict[str, Any]:
     """One valid-credential entry; fields with no value are left out rather than nulled."""
-    pin = credential.get("pin")
     entry: dict[str, Any] = {
         "uuid": credential["uuid"],
         "holderType": credential.get("type"),
@@ -161,20 +229,17 @@ def _entry(server: Server, system: str, credential: dict[str, Any]) -> dict[str,
         "code": readers.code_of(credential),
     }
     entry = {k: v for k, v in entry.items() if v is not None}
-    entry["pin"] = int(pin) if pin is not None else None
-    if pin is not None and server.faults.on("list-pin-as-text"):
-        entry["pin"] = str(pin)
+    entry["pin"] = policy.entry_pin(credential.get("pin"))
     entry["useLimit"] = credential.get("useLimit")
     return entry
 
 
-def _listed(server: Server, system: str, point: str | None, credential: dict[str, Any]) -> bool:
+def _listed(
+    policy: VirtualReaderPolicy, system: str, point: str | None, credential: dict[str, Any]
+) -> bool:
     if point is None or credential.get("status") == "DELETED":
         return False
-    now = server.clock.now()
-    if server.faults.on("list-includes-expired"):
-        return readers.lists_open(server, system, credential, point)
-    return readers.admits(server, system, credential, point, now)
+    return policy.lists_credential(system, credential, point)
 
 
 @handles("virtualReaderList", "virtualQrReaderList")
@@ -184,24 +249,16 @@ async def virtual_reader_list(call: Call) -> Response:
         return admitted
     system, device = admitted
     server, point = call.server, device.get("point")
-    if server.faults.on("list-cached-for-a-minute"):
-        cached = _cached_list(server, device["uuid"])
-        if cached is not None:
-            return reply(200, cached)
+    policy = server.policy(VirtualReaderPolicy)
+    earlier = policy.earlier_list(device["uuid"])
+    if earlier is not None:
+        return reply(200, earlier)
     credentials = server.store.all("credential", system)
-    entries = [_entry(server, system, c) for c in credentials if _listed(server, system, point, c)]
-    if not entries and server.faults.on("empty-list-404"):
-        return outcome(server, 404, "not found", "no valid credentials for this device")
-    server.__dict__.setdefault("_reader_lists", {})[device["uuid"]] = (
-        server.clock.timestamp(),
-        entries,
-    )
+    entries = [
+        _entry(server, policy, system, c) for c in credentials if _listed(policy, system, point, c)
+    ]
+    refused = policy.empty_list_refusal() if not entries else None
+    if refused is not None:
+        return outcome(server, *refused)
+    policy.list_served(device["uuid"], entries)
     return reply(200, entries)
-
-
-def _cached_list(server: Server, device_uuid: str) -> list[dict[str, Any]] | None:
-    """The list this device got within the last minute (only the fault catalogue asks)."""
-    made, entries = server.__dict__.get("_reader_lists", {}).get(device_uuid, (None, None))
-    if made is None or server.clock.timestamp() - made >= CACHED_LIST_SECONDS:
-        return None
-    return entries

@@ -5,6 +5,11 @@ wired to the main entrance (the DOOR point) and one wired to nothing, so the 424
 exercised. :func:`decide` is the single place a presented code is judged; the virtual reader
 endpoints and any simulated physical reader call it, so both consult the same lists, log the
 same events, fire the same relays and move visits the same way.
+
+The decisions inside a read are the methods of ``ReaderPolicy``; :func:`decide` and
+:func:`refusal` ask ``server.policy(ReaderPolicy)`` for the one in force, which is where the
+reader faults (``faults/_reader_and_webhooks.py``) plug in. This module holds the correct
+behaviour only.
 """
 
 from __future__ import annotations
@@ -12,10 +17,16 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reference_server._state import Server, record_relay
+from reference_server._policy import Policy
 from reference_server._time import format_instant, parse_instant
+from reference_server._trails import record_relay
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 DEVICE_KIND = "reader_device"
 DEVICE_TYPE = "Virtual Reader WS"
@@ -171,6 +182,7 @@ def _inside_window(credential: dict[str, Any], now: datetime) -> bool:
 
 
 def lists_open(server: Server, system: str, credential: dict[str, Any], point: str) -> bool:
+    """Whether one of the credential's lists has an open-schedule rule for the point."""
     for acl_uuid in credential.get("accessControlListUuids") or []:
         acl = server.store.get("acl", acl_uuid, system)
         if acl and any(_opens(rule, point) for rule in acl.get("_rules", [])):
@@ -178,25 +190,59 @@ def lists_open(server: Server, system: str, credential: dict[str, Any], point: s
     return False
 
 
+# -- the decisions inside a read ------------------------------------------------------------
+class ReaderPolicy(Policy):
+    """The decisions inside a reader's judgement, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Refusals.
+    def refuses_second_factor(self, credential: dict[str, Any]) -> bool:
+        """Whether a read is refused (415) because the credential needs a second factor."""
+        return credential.get("readerType") in SECOND_FACTOR
+
+    def status_admits(self, status: str) -> bool:
+        """Whether a credential of this status may be admitted: the ACTIVE ones only."""
+        return status == "ACTIVE"
+
+    def inside_window(self, credential: dict[str, Any], now: datetime) -> bool:
+        """Whether ``now`` lies inside the credential's validity window."""
+        return _inside_window(credential, now)
+
+    def allowed_at(self, system: str, credential: dict[str, Any], point: str) -> bool:
+        """Whether the credential's lists let it in at the point (no list: nowhere)."""
+        return lists_open(self.server, system, credential, point)
+
+    # Consequences.
+    def consumes_use(self, granted: bool) -> bool:
+        """Whether a read of a limited credential uses up one of its uses: a grant only."""
+        return granted
+
+    def fires_relay(self) -> bool:
+        """Whether a grant fires the point's relay."""
+        return True
+
+    def grant_moves_visit(self, device_uuid: str | None) -> bool:
+        """Whether a visitor grant moves its visit: at any reader, virtual or physical."""
+        return True
+
+
 def refusal(
     server: Server, system: str, credential: dict[str, Any], point: str, now: datetime
 ) -> str | None:
     """Why a credential found by its code is not admitted at the point now (None: admitted)."""
-    window_ignored = server.faults.on("grant-outside-window")
+    policy = server.policy(ReaderPolicy)
     if credential.get("enabled") is False:
         return "the credential is disabled"
-    status = _status_of(server, credential, now)
-    derived = status in ("VALID", "EXPIRED")
-    if status != "ACTIVE" and not (window_ignored and derived):
+    if not policy.status_admits(_status_of(server, credential, now)):
         return "the credential is not active"
-    if not window_ignored and not _inside_window(credential, now):
+    if not policy.inside_window(credential, now):
         return "the credential is outside its validity window"
     if credential.get("useLimit") is not None and credential["useLimit"] <= 0:
         return "the credential has no uses left"
-    unlisted = not credential.get("accessControlListUuids")
-    if unlisted and server.faults.on("no-list-means-everywhere"):
-        return None
-    if not lists_open(server, system, credential, point):
+    if not policy.allowed_at(system, credential, point):
         return "the credential is not allowed at this access control point"
     return None
 
@@ -235,16 +281,29 @@ def _log(
     )
 
 
-def _grant(
-    server: Server, system: str, credential: dict[str, Any], point: str, device_uuid: str | None
+def _consume_use(
+    server: Server, policy: ReaderPolicy, credential: dict[str, Any], granted: bool
 ) -> None:
+    """Take one use from a limited credential when the read spends one."""
     limit = credential.get("useLimit")
-    if limit is not None and not server.faults.on("use-limit-not-decremented"):
+    # A grant passed the no-uses-left check, so its limit, when set, is at least 1.
+    if limit and policy.consumes_use(granted):
         server.store.replace(
             "credential", credential["uuid"], {**credential, "useLimit": limit - 1}
         )
+
+
+def _grant(
+    server: Server,
+    policy: ReaderPolicy,
+    system: str,
+    credential: dict[str, Any],
+    point: str,
+    device_uuid: str | None,
+) -> None:
+    _consume_use(server, policy, credential, granted=True)
     _log(server, system, point, "granted", credential, device_uuid, "access granted")
-    if not server.faults.on("relay-not-fired"):
+    if policy.fires_relay():
         record_relay(server, system, point, cause="reader")
 
 
@@ -252,29 +311,23 @@ def decide(
     server: Server, system: str, point_uuid: str, code: str, device_uuid: str | None = None
 ) -> Outcome:
     """Judge a code presented at a reader on ``point_uuid``; grants fire the point's relay."""
-    now = server.clock.now()
+    now, policy = server.clock.now(), server.policy(ReaderPolicy)
     with server.store.transaction():
         credential = find_credential(server, system, code)
         if credential is None:
             detail = "no credential matches the code"
             _log(server, system, point_uuid, "denied", None, device_uuid, detail)
             return Outcome(401, "denied", detail)
-        second_factor = credential.get("readerType") in SECOND_FACTOR
-        if second_factor and not server.faults.on("second-factor-granted"):
+        if policy.refuses_second_factor(credential):
             detail = "the credential needs a second factor this reader cannot collect"
             _log(server, system, point_uuid, "second factor", credential, device_uuid, detail)
             return Outcome(415, "second factor required", detail, credential["uuid"])
         why = refusal(server, system, credential, point_uuid, now)
         if why is not None:
             _log(server, system, point_uuid, "denied", credential, device_uuid, why)
-            limit = credential.get("useLimit")
-            if limit and server.faults.on("denial-consumes-use"):
-                server.store.replace(
-                    "credential", credential["uuid"], {**credential, "useLimit": limit - 1}
-                )
+            _consume_use(server, policy, credential, granted=False)
             return Outcome(401, "denied", why, credential["uuid"])
-        _grant(server, system, credential, point_uuid, device_uuid)
-    moves = not (device_uuid and server.faults.on("virtual-grant-no-visit-move"))
-    if credential.get("type") == "VISITOR" and moves:
+        _grant(server, policy, system, credential, point_uuid, device_uuid)
+    if credential.get("type") == "VISITOR" and policy.grant_moves_visit(device_uuid):
         _on_grant(server, system, credential)
     return Outcome(200, "granted", "access granted", credential["uuid"])

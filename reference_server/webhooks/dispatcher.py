@@ -11,6 +11,11 @@ signing each attempt with a fresh timestamp; a failed attempt (non-2xx, no answe
 Default encrypted fields: the spec's list says ``mobile`` (the name on persons, users and
 invitations) while VisitorDTO and HostDTO call the number ``mobileNumber``; a list naming
 ``mobile`` therefore also encrypts ``mobileNumber`` in payloads (HOOK-ENCRYPTION-DEFAULT-LIST).
+
+The decisions inside these steps are the methods of ``WebhookPolicy``; saving, emitting and
+sending ask ``server.policy(WebhookPolicy)`` for the one in force, which is where the webhook
+faults (``faults/_reader_and_webhooks.py``) plug in. This module holds the correct behaviour
+only.
 """
 
 from __future__ import annotations
@@ -27,15 +32,20 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from reference_server._crypto import hmac_sha256_b64
 from reference_server._encryption import encrypt_payload, fields_of
-from reference_server._state import Server
+from reference_server._policy import Policy
 from reference_server.webhooks.payload import visit_dto
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +80,72 @@ _HEX = re.compile(r"[0-9a-fA-F]*")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
+# -- the decisions inside the steps -----------------------------------------------------------
+class WebhookPolicy(Policy):
+    """The decisions inside saving the integration, emitting events and sending them.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Saving the integration.
+    def hmac_key_length_allowed(self, length: int) -> bool:
+        """Whether an HMAC key of this many characters may be saved: 16 to 128."""
+        return 16 <= length <= 128
+
+    # Emitting an event.
+    def integration_sends(self, settings: dict[str, Any]) -> bool:
+        """Whether the saved integration sends events: while it is enabled."""
+        return bool(settings["enabled"])
+
+    def posts_event(self, status: str) -> bool:
+        """Whether a visit status with a configured URL is posted: every one is."""
+        return True
+
+    def encrypts(self, encryption: dict[str, Any]) -> bool:
+        """Whether the payload is encrypted: when the integration has a secret and an IV."""
+        return bool(encryption.get("secret") and encryption.get("iv"))
+
+    def fields_encrypted(self, encryption: dict[str, Any]) -> list[str]:
+        """The payload fields encrypted: the override list, else the default list."""
+        return encrypted_fields(encryption)
+
+    def post_delays(self) -> tuple[float, ...]:
+        """When an event's delivery is queued, in seconds from now: once, at once."""
+        return (0.0,)
+
+    # Sending an attempt.
+    def retry_delays(self, delays: tuple[float, ...]) -> tuple[float, ...]:
+        """The waits before each new attempt of a failed delivery: the dispatcher's."""
+        return delays
+
+    def content_type(self) -> str:
+        """The Content-Type of a delivery: JSON in UTF-8, the charset named."""
+        return "application/json; charset=utf-8"
+
+    def optional_header(self, header: dict[str, str] | None) -> dict[str, str] | None:
+        """The configured optional header an attempt carries: the saved one, whatever its name."""
+        return header
+
+    def signing_key(self, saved: str | None) -> str | None:
+        """The key an attempt is signed with: the saved one; none saved, no signature."""
+        return saved
+
+    def signature_timestamp(self, now: float) -> str:
+        """The signature's timestamp for ``now`` (epoch seconds): epoch milliseconds as text."""
+        return str(int(now * 1000))
+
+    def signed_path(self, url: str) -> str:
+        """The path the signature covers: the event URL's path ("/" when it has none)."""
+        return urlsplit(url).path or "/"
+
+
 # -- integration settings -------------------------------------------------------------------
-def _hmac_key(value: Any, any_length: bool = False) -> str | None:
+def _hmac_key(value: Any, policy: WebhookPolicy) -> str | None:
     if value in (None, ""):
         return None
     printable = isinstance(value, str) and all(" " <= ch <= "~" for ch in value)
-    if not printable or not (any_length or 16 <= len(value) <= 128):
+    if not printable or not policy.hmac_key_length_allowed(len(value)):
         raise ValueError("hmac_key must be 16 to 128 printable characters")
     return value
 
@@ -148,9 +218,7 @@ def configure(server: Server, settings: dict[str, Any]) -> dict[str, Any]:
     saved = {
         "name": str(settings.get("name") or "reference integration"),
         "enabled": enabled,
-        "hmac_key": _hmac_key(
-            settings.get("hmac_key"), server.faults.on("hmac-key-length-unchecked")
-        ),
+        "hmac_key": _hmac_key(settings.get("hmac_key"), server.policy(WebhookPolicy)),
         "encryption": _encryption(settings.get("encryption")),
         "header": _header(settings.get("header")),
         "urls": _urls(settings.get("urls")),
@@ -171,15 +239,12 @@ def encrypted_fields(encryption: dict[str, Any]) -> list[str]:
     return [*names, "mobileNumber"] if "mobile" in names else names
 
 
-def _encrypt(server: Server, payload: dict[str, Any], encryption: dict[str, Any] | None) -> Any:
-    if not encryption or not encryption.get("secret") or not encryption.get("iv"):
+def _encrypt(
+    policy: WebhookPolicy, payload: dict[str, Any], encryption: dict[str, Any] | None
+) -> Any:
+    if not encryption or not policy.encrypts(encryption):
         return payload
-    if server.faults.on("webhook-not-encrypted"):
-        return payload
-    fields = encrypted_fields(encryption)
-    if server.faults.on("override-added-to-default"):
-        fields = sorted({*fields, *encrypted_fields({**encryption, "fields": []})})
-    settings = {**encryption, "fields": fields}
+    settings = {**encryption, "fields": policy.fields_encrypted(encryption)}
     return encrypt_payload(payload, settings)
 
 
@@ -252,27 +317,21 @@ class Dispatcher:
                 except Exception:  # a bug must not kill the thread for every later event
                     log.exception("webhook delivery failed unexpectedly")
                     delivered = False
-                retries = () if self.server.faults.on("webhook-no-retry") else self.delays
+                retries = self.server.policy(WebhookPolicy).retry_delays(self.delays)
                 if not delivered and delivery.attempt < len(retries):
                     retry = replace(delivery, attempt=delivery.attempt + 1)
                     self.submit(retry, retries[delivery.attempt])
 
     def headers(self, delivery: Delivery) -> dict[str, str]:
-        faults = self.server.faults
-        charset = "" if faults.on("webhook-missing-charset") else "; charset=utf-8"
-        headers = {"Accept": "application/json", "Content-Type": f"application/json{charset}"}
-        extra = delivery.header
-        if extra and faults.on("optional-header-authorization-only"):
-            extra = extra if extra["name"].lower() == "authorization" else None
+        policy = self.server.policy(WebhookPolicy)
+        headers = {"Accept": "application/json", "Content-Type": policy.content_type()}
+        extra = policy.optional_header(delivery.header)
         if extra:
             headers[extra["name"]] = extra["value"]
-        hmac_key = delivery.hmac_key
-        if hmac_key is None and faults.on("hmac-headers-without-key"):
-            hmac_key = ""
+        hmac_key = policy.signing_key(delivery.hmac_key)
         if hmac_key is not None:
-            millis = int(self.server.clock.timestamp() * 1000)
-            stamp = str(millis // 1000 if faults.on("hmac-timestamp-seconds") else millis)
-            path = "" if faults.on("hmac-wrong-text") else (urlsplit(delivery.url).path or "/")
+            stamp = policy.signature_timestamp(self.server.clock.timestamp())
+            path = policy.signed_path(delivery.url)
             headers[TIMESTAMP_HEADER] = stamp
             headers[SIGNATURE_HEADER] = signature(hmac_key, path, stamp, delivery.body)
         return headers
@@ -303,23 +362,21 @@ def dispatcher_of(server: Server) -> Dispatcher:
 def emit(server: Server, system: str, status: str, invite: dict[str, Any]) -> None:
     """Queue the event for the integration as saved now; never raises into the caller."""
     try:
+        policy = server.policy(WebhookPolicy)
         settings = integration(server)
-        enabled = settings is not None and (
-            settings["enabled"] or server.faults.on("webhook-sent-when-disabled")
-        )
+        enabled = settings is not None and policy.integration_sends(settings)
         url = settings["urls"].get(STATUS_URLS.get(status, "")) if settings else None
         if not enabled or not url or settings.get("system") != system:
             return
-        if status == "VISIT_CREATED" and server.faults.on("visit-created-not-sent"):
+        if not policy.posts_event(status):
             return
         payload = _encrypt(
-            server, visit_dto(server, system, status, invite), settings["encryption"]
+            policy, visit_dto(server, system, status, invite), settings["encryption"]
         )
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         delivery = Delivery(status, url, body, settings["hmac_key"], settings["header"])
-        dispatcher_of(server).submit(delivery)
-        if server.faults.on("webhook-posted-twice"):
-            dispatcher_of(server).submit(delivery, 0.05)
+        for delay in policy.post_delays():
+            dispatcher_of(server).submit(delivery, delay)
     except Exception:  # a webhook problem must never fail the API call that caused it
         log.exception("could not queue the %s webhook", status)
 

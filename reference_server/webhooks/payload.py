@@ -1,10 +1,28 @@
-"""The VisitDTO of a visit event: the invitation, its visitor and its host as one payload."""
+"""The VisitDTO of a visit event: the invitation, its visitor and its host as one payload.
+
+The one decision a fault bends (how ``uuid32`` is written) is ``PayloadPolicy``'s, asked of
+``server.policy(PayloadPolicy)``; the payload faults (``faults/_reader_and_webhooks.py``) plug
+in there.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reference_server._state import Server
+from reference_server._policy import Policy
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
+
+
+class PayloadPolicy(Policy):
+    """The decisions inside building a VisitDTO, each answering what the documents require."""
+
+    def uuid32(self, uuid: str) -> str:
+        """A uuid written as ``uuid32``: its 32 hex digits, without dashes."""
+        return uuid.replace("-", "")
 
 
 def _number_id(uuid: str) -> int:
@@ -33,7 +51,7 @@ def _photo_links(server: Server, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _uuid32(server: Server, uuid: str) -> str:
-    return uuid if server.faults.on("payload-uuid32-dashed") else uuid.replace("-", "")
+    return server.policy(PayloadPolicy).uuid32(uuid)
 
 
 def visitor_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:

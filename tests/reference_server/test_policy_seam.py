@@ -23,12 +23,16 @@ from reference_server.domain.media_links import MediaLinkPolicy
 from reference_server.domain.persons import PersonPolicy
 from reference_server.domain.photos import PhotoPolicy
 from reference_server.domain.users import UserPolicy
+from reference_server.domain.virtual_reader import VirtualReaderPolicy
 from reference_server.domain.visits import VisitPolicy
 from reference_server.domain.watchlist_match import WatchlistMatchPolicy
 from reference_server.domain.watchlists import WatchlistPolicy
 from reference_server.faults import CATALOGUE, Faults
 from reference_server.faults._model import overrides
+from reference_server.hardware.readers import ReaderPolicy
 from reference_server.store import Store
+from reference_server.webhooks.dispatcher import WebhookPolicy
+from reference_server.webhooks.payload import PayloadPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
 # Domain code converted to the policy seam: it holds the correct behaviour only.
@@ -44,6 +48,10 @@ CONVERTED = (
     "reference_server/domain/invites.py",
     "reference_server/domain/invite_list.py",
     "reference_server/domain/visits.py",
+    "reference_server/domain/virtual_reader.py",
+    "reference_server/hardware/readers.py",
+    "reference_server/webhooks/dispatcher.py",
+    "reference_server/webhooks/payload.py",
     "reference_server/domain/watchlists.py",
     "reference_server/domain/watchlist_match.py",
 )
@@ -55,6 +63,10 @@ POLICIES = (
     InvitePolicy,
     InviteListPolicy,
     VisitPolicy,
+    VirtualReaderPolicy,
+    ReaderPolicy,
+    WebhookPolicy,
+    PayloadPolicy,
     WatchlistPolicy,
     WatchlistMatchPolicy,
     PersonPolicy,
