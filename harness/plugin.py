@@ -23,6 +23,7 @@ from harness._booking import Booking, setups_of
 from harness._checks import violated_rules
 from harness._client import TargetClient
 from harness._control import ControlPlane
+from harness._examples import EXAMPLES_KEY, ExampleBudget
 from harness._interrupts import Interrupts
 from harness._journal import default_state_dir
 from harness._plan import PLANS, CostTable, without_fault
@@ -54,27 +55,6 @@ MARKERS = {
     "(harness/plans.yaml), e.g. permission:Write Users",
 }
 NOT_CONFIGURED = "not configured"
-_ACTIVE: list[pytest.Config] = []
-
-
-def example_budget(default: int) -> int:
-    """Examples per operation for the property-based suites: ``--examples``, else the
-    profile's ``examples``, else ``default``. Read at collection, when suites build schemas."""
-    if not _ACTIVE:
-        return default
-    config = _ACTIVE[-1]
-    profile = config.stash[RUN_KEY].profile
-    chosen = config.getoption("--examples") or (profile.data.get("examples") if profile else None)
-    return int(chosen or default)
-
-
-def property_seed(default: int) -> int:
-    """Seed of the property-based suites: ``--seed`` when given, else ``default``. Unlike the
-    payload factories' seed it never follows the run id, so two runs send the same requests."""
-    chosen = _ACTIVE[-1].getoption("--seed") if _ACTIVE else None
-    return default if chosen is None else int(chosen)
-
-
 NOT_ALLOWED = "not allowed"
 
 
@@ -225,6 +205,12 @@ def pytest_configure(config: pytest.Config) -> None:
             int(run.run_id[:8], 16) if all(c in "0123456789abcdef" for c in run.run_id[:8]) else 0
         )
     config.stash[RUN_KEY] = run
+    examples = config.getoption("--examples") or (
+        run.profile.data.get("examples") if run.profile else None
+    )
+    config.stash[EXAMPLES_KEY] = ExampleBudget(
+        examples=int(examples) if examples else None, seed=config.getoption("--seed")
+    )
     chosen = config.getoption("--plan") or (run.profile.data.get("plan") if run.profile else None)
     # A fault matrix draws on every test of a fault's rule unless told to keep to a plan.
     name = chosen or ("deep" if run.fault_matrix else default_plan(run.profile))
@@ -247,7 +233,6 @@ def pytest_configure(config: pytest.Config) -> None:
     planning = Planning(run, schedule, collector)
     config.stash[PLANNING_KEY] = planning
     config.pluginmanager.register(planning, "amws-planning")
-    _ACTIVE.append(config)
 
 
 def _fault_rules(option: str | None) -> dict[str, str]:
@@ -301,8 +286,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if config in _ACTIVE:
-        _ACTIVE.remove(config)
     run = config.stash.get(RUN_KEY, None)
     if run is not None and run.interrupts is not None:
         run.interrupts.restore()
@@ -641,6 +624,14 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def factories(amws_run: Run) -> Factories:
     """Payload factories seeded from the run (replay with ``--seed``)."""
     return Factories(amws_run.seed, amws_run.run_id)
+
+
+@pytest.fixture
+def example_budget(request: pytest.FixtureRequest) -> ExampleBudget:
+    """The property-based suites' example budget and seed (``--examples``, the profile's
+    ``examples``, ``--seed``); each suite applies its own defaults. Function-scoped: it makes
+    nothing, so it is no shared set-up a plan would book."""
+    return request.config.stash[EXAMPLES_KEY]
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,9 @@ and the example budget of the run.
 
 Deterministic: a fixed seed (``--seed`` replaces it) and derandomised generation, so two runs
 send the same requests. The budget comes from ``--examples`` or the profile's ``examples``.
+schemathesis makes one test per operation from the schema's configuration when pytest collects
+them, so the run's budget and seed are put on it then (:func:`use_budget`, called by this
+folder's conftest.py), not when the module is imported.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import schemathesis
 from schemathesis.config import SchemathesisConfig
 
 import spec
-from harness.plugin import example_budget, property_seed
+from harness import ExampleBudget
 from suites.contract._checks import OFF
 
 DEFAULT_EXAMPLES = 3
@@ -74,6 +77,11 @@ def _config(examples: int, seed: int) -> SchemathesisConfig:
     )
 
 
-schema = schemathesis.openapi.from_dict(
-    spec.openapi(), config=_config(example_budget(DEFAULT_EXAMPLES), property_seed(SEED))
-)
+schema = schemathesis.openapi.from_dict(spec.openapi(), config=_config(DEFAULT_EXAMPLES, SEED))
+
+
+def use_budget(budget: ExampleBudget) -> None:
+    """Give the schema the run's example budget and seed (each run's own, whatever ran in this
+    process before), before schemathesis makes the tests from it."""
+    schema.config.generation.update(max_examples=budget.examples_or(DEFAULT_EXAMPLES))
+    schema.config.seed = budget.seed_or(SEED)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.errors import Flaky
 from schemathesis.core.transport import Response
 
-from harness.plugin import example_budget, property_seed
+from harness import ExampleBudget
 from suites.contract import _calls, _checks
 from suites.contract._schema import SEED, schema
 
@@ -30,7 +30,9 @@ MAX_SUITES = 20  # restarts after a replay met moved records
 
 # The chained calls also meet the stateful checks: a record read after its delete.
 @pytest.mark.rule(*_checks.RULES, "CONV-HARD-DELETE")
-def test_linked_calls_honour_the_contract(api: Any, ledger: Any) -> None:
+def test_linked_calls_honour_the_contract(
+    api: Any, ledger: Any, example_budget: ExampleBudget
+) -> None:
     failures: list[BaseException] = []
 
     class Workflow(schema.as_state_machine()):  # type: ignore[misc]
@@ -57,10 +59,10 @@ def test_linked_calls_honour_the_contract(api: Any, ledger: Any) -> None:
     # with Flaky, as schemathesis's own runner expects of a live target; like that runner, a
     # fresh suite (next seed) then spends the rest of the budget. Failures seen on the way, not
     # the replay, decide.
-    budget, suites = example_budget(DEFAULT_SCENARIOS), 0
+    budget, suites = example_budget.examples_or(DEFAULT_SCENARIOS), 0
     while Workflow.scenarios < budget and suites < MAX_SUITES and not failures:
         with contextlib.suppress(Flaky):
-            seeded = hypothesis.seed(property_seed(SEED) + suites)(Workflow)
+            seeded = hypothesis.seed(example_budget.seed_or(SEED) + suites)(Workflow)
             seeded.run(
                 settings=settings(
                     max_examples=budget - Workflow.scenarios,

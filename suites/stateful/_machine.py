@@ -15,7 +15,7 @@ import httpx
 from hypothesis import HealthCheck, Phase, note, settings
 
 import spec
-from harness.plugin import example_budget
+from harness import ExampleBudget
 
 API = "/api/ws/v1"
 DEFAULT_RUNS = 10  # machine runs per test in CI; raise with --examples or the profile
@@ -23,9 +23,10 @@ _UUID = spec.uuid_pattern()
 
 
 def machine_settings(steps: int, runs: int = DEFAULT_RUNS) -> settings:
-    """Deterministic settings; the run budget is read at collection (``--examples``)."""
+    """Deterministic settings, ``runs`` machine runs unless the run says otherwise (the
+    run's budget is put on them when the test runs, by :func:`for_run`)."""
     return settings(
-        max_examples=example_budget(runs),
+        max_examples=runs,
         stateful_step_count=steps,
         derandomize=True,
         database=None,
@@ -40,13 +41,15 @@ def _clip(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def for_run(base: settings, run: Any) -> settings:
-    """``base``, without the shrink phase when the run is a self-check against a reference
-    fault: there only the failure counts, and shrinking replays a machine hundreds of times."""
+def for_run(base: settings, run: Any, budget: ExampleBudget) -> settings:
+    """``base`` with the run's example budget (``--examples``, the profile's ``examples``),
+    and without the shrink phase when the run is a self-check against a reference fault: there
+    only the failure counts, and shrinking replays a machine hundreds of times."""
+    chosen = settings(base, max_examples=budget.examples_or(base.max_examples))
     active = getattr(run, "active_faults", None) or getattr(run, "reference_faults", ())
     if not active:
-        return base
-    return settings(base, phases=[p for p in base.phases if p is not Phase.shrink])
+        return chosen
+    return settings(chosen, phases=[p for p in chosen.phases if p is not Phase.shrink])
 
 
 class Ref:

@@ -201,12 +201,14 @@ def setup(api, factories, profile) -> dict[str, Any]:
     "RATE-COST-PHOTO-DOWNLOAD-50",
     "RATE-COST-STATUS-READ-FILE-DELETE-10",
 )
-def test_the_bucket_follows_its_model(client, control, run_id, setup, amws_run) -> None:
+def test_the_bucket_follows_its_model(
+    client, control, run_id, setup, amws_run, example_budget
+) -> None:
     rate = client("rate_limit")
     try:
         run_state_machine_as_test(
             lambda: BucketMachine(rate, control, run_id, setup),
-            settings=for_run(SETTINGS, amws_run),
+            settings=for_run(SETTINGS, amws_run, example_budget),
         )
     finally:  # later tests of the key find it full again
         control.put(CLOCK, json={"advance_seconds": setup["capacity"] * 60 / setup["refill"] + 1})

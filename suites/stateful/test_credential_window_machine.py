@@ -150,9 +150,9 @@ def setup(api, factories, run_id) -> dict[str, Any]:
     "CRED-DELETE-HARDWARE",
 )
 def test_credential_windows_follow_the_clock(
-    api, control, restored_clock, factories, setup, amws_run
+    api, control, restored_clock, factories, setup, amws_run, example_budget
 ) -> None:
     run_state_machine_as_test(
         lambda: CredentialWindowMachine(api, control, restored_clock, factories, setup),
-        settings=for_run(SETTINGS, amws_run),
+        settings=for_run(SETTINGS, amws_run, example_budget),
     )

@@ -359,7 +359,10 @@ def setup(api, factories) -> dict[str, Any]:
     "CRED-BY-USER",
     "ACL-USABLE-ON-CREDENTIALS",
 )
-def test_people_and_credentials_follow_their_model(api, factories, run_id, setup, amws_run) -> None:
+def test_people_and_credentials_follow_their_model(
+    api, factories, run_id, setup, amws_run, example_budget
+) -> None:
     run_state_machine_as_test(
-        lambda: PeopleMachine(api, factories, run_id, setup), settings=for_run(SETTINGS, amws_run)
+        lambda: PeopleMachine(api, factories, run_id, setup),
+        settings=for_run(SETTINGS, amws_run, example_budget),
     )

@@ -258,7 +258,8 @@ class ReferenceDataMachine(RuleBasedStateMachine):
     "PERS-FIELD-REFERENCE",
     "USER-FIELD-REFERENCE",
 )
-def test_reference_data_follows_its_model(api, factories, run_id, amws_run) -> None:
+def test_reference_data_follows_its_model(api, factories, run_id, amws_run, example_budget) -> None:
     run_state_machine_as_test(
-        lambda: ReferenceDataMachine(api, factories, run_id), settings=for_run(SETTINGS, amws_run)
+        lambda: ReferenceDataMachine(api, factories, run_id),
+        settings=for_run(SETTINGS, amws_run, example_budget),
     )

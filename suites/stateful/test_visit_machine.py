@@ -153,8 +153,11 @@ class VisitMachine(RuleBasedStateMachine):
     "INV-DELETE-WITHDRAWS",
     "INV-DELETE-ENDED",
 )
-def test_visits_follow_their_lifecycle(api, factories, control_or_none, run_id, amws_run) -> None:
+def test_visits_follow_their_lifecycle(
+    api, factories, control_or_none, run_id, amws_run, example_budget
+) -> None:
     calls = InviteCalls(api, factories, new_host(api, factories), control_or_none)
     run_state_machine_as_test(
-        lambda: VisitMachine(api, calls, run_id), settings=for_run(SETTINGS, amws_run)
+        lambda: VisitMachine(api, calls, run_id),
+        settings=for_run(SETTINGS, amws_run, example_budget),
     )

@@ -348,8 +348,10 @@ def invite(api, factories, amws_run) -> Any:
     "WL-CONSULTED-ON-ARRIVAL",
     "VISIT-WATCHLIST-CONSULTED",
 )
-def test_watchlists_follow_their_model(api, factories, run_id, invite, amws_run) -> None:
+def test_watchlists_follow_their_model(
+    api, factories, run_id, invite, amws_run, example_budget
+) -> None:
     run_state_machine_as_test(
         lambda: WatchlistMachine(api, factories, run_id, invite),
-        settings=for_run(SETTINGS, amws_run),
+        settings=for_run(SETTINGS, amws_run, example_budget),
     )
