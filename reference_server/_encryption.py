@@ -1,15 +1,37 @@
-"""Per-key payload encryption: listed fields arrive encrypted and leave encrypted."""
+"""Per-key payload encryption: listed fields arrive encrypted and leave encrypted.
+
+Which settings apply to a key's requests and answers is decided by ``EncryptionPolicy``
+(``server.policy(EncryptionPolicy)``), where the encryption faults plug in.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.responses import JSONResponse, Response
 
 import spec
 from reference_server._crypto import decrypt_text, encrypt_text
 from reference_server._errors import invalid_fields
+from reference_server._policy import Policy
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import ApiKey
+
+
+class EncryptionPolicy(Policy):
+    """The field encryption of a key's requests and answers."""
+
+    def settings(self, key: ApiKey | None) -> dict[str, Any] | None:
+        """The encryption a key's request bodies arrive with: the key's own (None: plain)."""
+        return key.encryption if key is not None else None
+
+    def answer_settings(self, key: ApiKey | None) -> dict[str, Any] | None:
+        """The encryption a key's answers leave with: the same as its requests."""
+        return self.settings(key)
 
 
 def fields_of(settings: dict[str, Any]) -> frozenset[str]:

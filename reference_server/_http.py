@@ -7,18 +7,30 @@ header block longer than h11's 16 KiB buffer, a bad Content-Length) itself, with
 the same status with the ``{code, reason}`` body every other error carries (ERR-BODY-HTTP-LAYER).
 The protocol is named explicitly so that installing httptools never swaps it out, and WebSocket
 upgrades are not offered (the interface has none; an Upgrade header is served as plain HTTP).
+
+How such a refusal is answered (and the app's own refusal of an over-long head) is decided by
+``HttpLayerPolicy``, asked of the server in force at every refusal: the fault of the HTTP layer
+plugs in there.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import h11
+from starlette.requests import Request
+from starlette.responses import Response
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from reference_server._errors import ApiError
-from reference_server.faults import Faults
+from reference_server._policy import Policy
+from reference_server._shaping import ShapingPolicy, error_response
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 HTTP_LAYER_REASON = "the request could not be read as HTTP/1.1 within the header size limit"
 # h11 refuses a request head that is still incomplete past 16 KiB (uvicorn's default buffer),
@@ -34,15 +46,11 @@ def head_size(scope: Any) -> int:
     return line + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", []))
 
 
-class ReferenceH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol whose own refusals carry the documented error body."""
+class HttpLayerPolicy(Policy):
+    """How requests refused at the HTTP layer are answered: with the documented body."""
 
-    faults: Faults = Faults()  # bound per server by :func:`protocol_for`
-
-    def send_400_response(self, msg: str) -> None:
-        if self.faults.on("http-layer-plain-text"):
-            super().send_400_response(msg)
-            return
+    def unreadable(self, protocol: ReferenceH11Protocol, msg: str) -> None:
+        """Answer bytes that are no HTTP/1.1 request (``msg``: uvicorn's reason): documented 400."""
         body = json.dumps(ApiError(400, HTTP_LAYER_REASON).body()).encode("utf-8")
         headers = [
             (b"content-type", b"application/json"),
@@ -55,19 +63,32 @@ class ReferenceH11Protocol(H11Protocol):
                 h11.Data(data=body),
                 h11.EndOfMessage(),
             ):
-                self.transport.write(self.conn.send(event))
+                protocol.transport.write(protocol.conn.send(event))
         except h11.LocalProtocolError:
             # An answer to an earlier request of the connection is under way: no second
             # answer can be framed, so the connection just ends (as uvicorn itself would).
             pass
-        self.transport.close()
+        protocol.transport.close()
+
+    def head_too_long(self, request: Request) -> Response:
+        """The app's answer to a head past the HTTP layer's size: the same documented 400."""
+        return error_response(ApiError(400, HEAD_TOO_LONG), request, ShapingPolicy(self.server))
 
 
-def protocol_for(faults: Faults) -> type[ReferenceH11Protocol]:
-    """The protocol class of one server (its fault switches are read at every refusal)."""
-    return type("ReferenceH11Protocol", (ReferenceH11Protocol,), {"faults": faults})
+class ReferenceH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol whose own refusals carry the documented error body."""
+
+    reference: Server  # bound per server by :func:`protocol_for`
+
+    def send_400_response(self, msg: str) -> None:
+        self.reference.policy(HttpLayerPolicy).unreadable(self, msg)
 
 
-def uvicorn_options(faults: Faults) -> dict[str, Any]:
+def protocol_for(server: Server) -> type[ReferenceH11Protocol]:
+    """The protocol class of one server (its policy in force is asked at every refusal)."""
+    return type("ReferenceH11Protocol", (ReferenceH11Protocol,), {"reference": server})
+
+
+def uvicorn_options(server: Server) -> dict[str, Any]:
     """Keyword arguments for ``uvicorn.Config`` that every way of serving the app shares."""
-    return {"http": protocol_for(faults), "ws": "none"}
+    return {"http": protocol_for(server), "ws": "none"}

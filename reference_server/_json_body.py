@@ -12,6 +12,10 @@ anything outside them is the documented 400 for an unreadable body, before any h
 A string holding U+0000 is valid JSON and valid Unicode; it is refused with a 422 naming its
 field (CONV-TEXT-NUL) by :func:`nul_fields`, which request validation calls. Only the
 operation's own fields are looked at: unknown fields are ignored, and never stored.
+
+The decisions of reading are the methods of ``JsonBodyPolicy``; the pipeline hands
+:func:`read` the one in force (``server.policy(JsonBodyPolicy)``), where the reading faults
+plug in.
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import spec
-from reference_server._errors import ApiError, invalid_fields
-from reference_server.faults._model import Faults
+from reference_server._errors import ApiError
+from reference_server._policy import Policy
 
 LIMITS = spec.request_json()
 _SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = "a string of the body holds a lone surrogate, which is no text"
 
 
 class _Unreadable(Exception):
@@ -87,66 +92,68 @@ def _nodes(body: Any) -> Iterator[tuple[Any, int]]:
             stack.extend((value, depth + 1) for value in node)
 
 
-def _check_tree(body: Any, faults: Faults) -> None:
-    lone_surrogates = not faults.on("lone-surrogate-stored")
+def lone_surrogate(body: Any) -> bool:
+    """Whether a string of the document (a key or a value) holds a lone UTF-16 surrogate."""
+    return any(isinstance(node, str) and _SURROGATE.search(node) for node, _ in _nodes(body))
+
+
+def _check_tree(body: Any, *, surrogates_refused: bool) -> None:
     for node, depth in _nodes(body):
         if depth > LIMITS.max_depth and isinstance(node, (dict, list)):
             raise ApiError(400, f"the body nests deeper than {LIMITS.max_depth} levels")
-        if lone_surrogates and isinstance(node, str) and _SURROGATE.search(node):
-            raise ApiError(400, "a string of the body holds a lone surrogate, which is no text")
+        if surrogates_refused and isinstance(node, str) and _SURROGATE.search(node):
+            raise ApiError(400, LONE_SURROGATE)
 
 
-def read(raw: bytes, content_type: str | None, faults: Faults) -> Any:
-    """The JSON value of a non-empty body, or the 400 that refuses it."""
-    if not declared_json(content_type) and not faults.on("content-type-ignored"):
-        raise ApiError(400, f"the body must be sent as {LIMITS.media_type}")
-    if faults.on("json-read-leniently"):
-        # The unbounded reading this module exists to prevent (the fault catalogue only).
+class JsonBodyPolicy(Policy):
+    """The decisions of reading a JSON body, each answering what the spec's bounds require."""
+
+    def media_type_accepted(self, content_type: str | None) -> bool:
+        """Whether a body declared with ``content_type`` is read: only as JSON in UTF-8."""
+        return declared_json(content_type)
+
+    def parsed(self, raw: bytes) -> Any:
+        """The JSON value of the bytes within the spec's bounds, or the 400 refusing them."""
         try:
-            body = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise _syntax_error(faults) from None
-        _check_tree_lenient(body, faults)
+            text = raw.decode("utf-8")  # strict: other encodings and encoded surrogates fail
+        except UnicodeDecodeError:
+            raise ApiError(400, "the body is not UTF-8 text") from None
+        try:
+            body = json.loads(
+                text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant
+            )
+        except _Unreadable as error:
+            raise ApiError(400, str(error)) from None
+        except RecursionError:
+            raise ApiError(400, f"the body nests deeper than {LIMITS.max_depth} levels") from None
+        except json.JSONDecodeError:
+            raise self.syntax_error() from None
+        _check_tree(body, surrogates_refused=self.lone_surrogates_refused())
         return body
-    try:
-        text = raw.decode("utf-8")  # strict: other encodings and encoded surrogates fail
-    except UnicodeDecodeError:
-        raise ApiError(400, "the body is not UTF-8 text") from None
-    try:
-        body = json.loads(
-            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant
-        )
-    except _Unreadable as error:
-        raise ApiError(400, str(error)) from None
-    except RecursionError:
-        raise ApiError(400, f"the body nests deeper than {LIMITS.max_depth} levels") from None
-    except json.JSONDecodeError:
-        raise _syntax_error(faults) from None
-    _check_tree(body, faults)
-    return body
+
+    def syntax_error(self) -> ApiError:
+        """The refusal of bytes that are no JSON: the 400 for an unreadable body."""
+        return ApiError(400, "the body is not readable JSON")
+
+    def lone_surrogates_refused(self) -> bool:
+        """Whether a string holding a lone surrogate escape is refused: yes, it is no text."""
+        return True
 
 
-def _check_tree_lenient(body: Any, faults: Faults) -> None:
-    if faults.on("lone-surrogate-stored"):
-        return
-    for node, _ in _nodes(body):
-        if isinstance(node, str) and _SURROGATE.search(node):
-            raise ApiError(400, "a string of the body holds a lone surrogate, which is no text")
+def read(raw: bytes, content_type: str | None, policy: JsonBodyPolicy) -> Any:
+    """The JSON value of a non-empty body, or the 400 that refuses it."""
+    if not policy.media_type_accepted(content_type):
+        raise ApiError(400, f"the body must be sent as {LIMITS.media_type}")
+    return policy.parsed(raw)
 
 
-def _syntax_error(faults: Faults) -> ApiError:
-    if faults.on("malformed-json-422"):
-        return invalid_fields({"body": "is not valid"})
-    return ApiError(400, "the body is not readable JSON")
-
-
-def nul_fields(body: Any, known: set[str], faults: Faults) -> dict[str, str]:
+def nul_fields(body: Any, known: set[str]) -> dict[str, str]:
     """The known fields whose text holds U+0000, each with its 422 message (CONV-TEXT-NUL).
 
     Unknown fields are ignored, never refused (CONV-UNKNOWN-FIELDS-IGNORED), and nothing of
     them is stored, so only the fields the operation's schema names are looked at.
     """
-    if faults.on("nul-truncates-text") or not isinstance(body, dict):
+    if not isinstance(body, dict):
         return {}
     found: dict[str, str] = {}
     for name in sorted(known & set(body)):
@@ -155,14 +162,3 @@ def nul_fields(body: Any, known: set[str], faults: Faults) -> dict[str, str]:
         if any(isinstance(node, str) and "\x00" in node for node, _ in _nodes(body[name])):
             found[name] = "must not contain the NUL character"
     return found
-
-
-def truncated_at_nul(body: Any) -> Any:
-    """Every string cut at its first NUL, as C-string storage keeps it (fault catalogue only)."""
-    if isinstance(body, str):
-        return body.split("\x00", 1)[0]
-    if isinstance(body, dict):
-        return {key: truncated_at_nul(value) for key, value in body.items()}
-    if isinstance(body, list):
-        return [truncated_at_nul(value) for value in body]
-    return body

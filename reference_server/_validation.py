@@ -4,6 +4,11 @@ Bodies and query parameters are checked with ``jsonschema`` against the schemas 
 ``spec/openapi.yaml``; nothing here restates a limit. Failures become the documented 422
 (or 400 where the operation documents 400 for a parameter), and messages describe the rule
 broken, never the rejected value.
+
+The decisions inside validation are the methods of ``ValidationPolicy``; the pipeline hands
+the one in force (``server.policy(ValidationPolicy)``) to :func:`validate_body` and
+:func:`validate_query`, and the validation faults plug in there. The declarative ones
+(``unchecked``, ``optional``) are applied here from the catalogue.
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from jsonschema.exceptions import ValidationError
 
 import spec
 from reference_server._errors import ApiError, invalid_fields
-from reference_server._json_body import nul_fields, truncated_at_nul
+from reference_server._json_body import nul_fields
+from reference_server._policy import Policy
 from reference_server._time import normalise
-from reference_server.faults._model import Faults
 from spec._schemas import pointer as spec_pointer
 
 _TIMESTAMP_REF = "#/components/schemas/TimestampIn"
@@ -130,10 +135,42 @@ def _known_fields(schema: Any) -> set[str]:
     return names
 
 
-def _apply_faults(
-    op: spec.Operation, body: Any, schema: Any, errors: dict[str, str], faults: Faults
+class ValidationPolicy(Policy):
+    """The decisions inside request validation, each answering what the documents require."""
+
+    def text_as_stored(self, body: Any) -> Any:
+        """The body whose text is checked and stored: as sent."""
+        return body
+
+    def nul_refusals(self, body: Any, known: set[str]) -> dict[str, str]:
+        """The refusals of known fields whose text holds U+0000: each such field."""
+        return nul_fields(body, known)
+
+    def unknown_field_refusals(self, body: Any, known: set[str]) -> dict[str, str]:
+        """The refusals of fields the operation does not know: none, they are ignored."""
+        return {}
+
+    def start_out_of_range(self) -> None:
+        """What a paging start past its bound does besides its refusal: nothing."""
+
+    def reported(self, errors: dict[str, str]) -> dict[str, str]:
+        """The refusals a 422 names: every one found."""
+        return errors
+
+    def reasons(self, errors: dict[str, str], body: Any) -> dict[str, str]:
+        """The reasons a 422 gives: the rule each field broke, never the value sent."""
+        return errors
+
+    def timestamp(self, text: str) -> str | None:
+        """The stored form of a timestamp sent as ``text``: UTC (ValueError: no real instant)."""
+        return normalise(text)
+
+
+def _unenforced(
+    op: spec.Operation, errors: dict[str, str], policy: ValidationPolicy
 ) -> dict[str, str]:
-    """The validation seam of the fault catalogue."""
+    """The validation seam of the declarative faults (``unchecked``, ``optional``)."""
+    faults = policy.server.faults
     optional = faults.optional_fields(op.operation_id)
     for field in faults.unchecked_fields(op.operation_id):
         # The field's limits go unenforced; a missing required field is still refused
@@ -144,22 +181,7 @@ def _apply_faults(
             if (v == "is required" and k not in optional)
             or (k != field and not k.startswith(f"{field}["))
         }
-    if faults.on("unknown-field-rejected") and isinstance(body, dict):
-        for name in sorted(set(body) - _known_fields(schema)):
-            errors[name] = "is not a known field"
-    if faults.on("huge-start-fails") and "at most" in errors.get("start", ""):
-        _overflow()
-    if faults.on("validation-stops-at-first") and errors:
-        errors = dict([next(iter(errors.items()))])
-    if faults.on("echo-rejected-value") and isinstance(body, dict):
-        errors = {k: f"{v} (got {body.get(k)!r})" for k, v in errors.items()}
     return errors
-
-
-def _overflow() -> None:
-    """``huge-start-fails``: a start past our bound breaks the server as a 32-bit integer
-    conversion would (the catch-all answers the 500)."""
-    raise OverflowError("start does not fit a 32-bit integer")
 
 
 def _integers(schema: Any, body: dict[str, Any]) -> dict[str, Any]:
@@ -174,22 +196,24 @@ def _integers(schema: Any, body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def validate_body(op: spec.Operation, body: Any, faults: Faults | None = None) -> Any:
+def validate_body(op: spec.Operation, body: Any, policy: ValidationPolicy) -> Any:
     """Check a JSON body against the operation's schema; timestamps come back normalised."""
-    faults = faults or Faults()
     content = spec._load.resolve(op.raw["requestBody"])["content"]["application/json"]
     pointer = spec_pointer("paths", op.path, op.method.lower(), "requestBody")
     if "$ref" in op.raw["requestBody"]:
         pointer = op.raw["requestBody"]["$ref"].removeprefix("#/")
     # The server enforces our assumed constraints too (x-assumed-schema): it is the reference.
     validator = spec.validator_at(pointer + "/content/application~1json/schema", enforced=True)
-    if faults.on("nul-truncates-text"):
-        body = truncated_at_nul(body)
+    body = policy.text_as_stored(body)
     found = _errors_of(validator, body)
+    known = _known_fields(content["schema"])
     # Text that holds U+0000 is refused in every field the operation knows (CONV-TEXT-NUL).
-    for name, message in nul_fields(body, _known_fields(content["schema"]), faults).items():
+    for name, message in policy.nul_refusals(body, known).items():
         found.setdefault(name, message)
-    errors = _apply_faults(op, body, content["schema"], found, faults)
+    errors = {**_unenforced(op, found, policy), **policy.unknown_field_refusals(body, known)}
+    if "at most" in errors.get("start", ""):
+        policy.start_out_of_range()
+    errors = policy.reasons(policy.reported(errors), body)
     if errors:
         raise invalid_fields(errors)
     if isinstance(body, dict):
@@ -197,14 +221,8 @@ def validate_body(op: spec.Operation, body: Any, faults: Faults | None = None) -
         for name in _timestamp_fields(content["schema"]):
             if isinstance(body.get(name), str):
                 try:
-                    text = body[name]
-                    if faults.on("offset-ignored"):
-                        text = re.sub(r"(Z|[+-][0-9]{2}:?[0-9]{2})$", "", text)
-                    body[name] = normalise(text)
+                    body[name] = policy.timestamp(body[name])
                 except ValueError:
-                    if faults.on("unreadable-timestamp-dropped"):
-                        body[name] = None
-                        continue
                     errors[name] = "is not a valid timestamp"
     if errors:
         raise invalid_fields(errors)
@@ -222,7 +240,7 @@ def _coerce(raw: str, schema: Mapping[str, Any]) -> Any:
 
 
 def validate_query(
-    op: spec.Operation, query: Mapping[str, str], faults: Faults | None = None
+    op: spec.Operation, query: Mapping[str, str], policy: ValidationPolicy
 ) -> dict[str, Any]:
     """Query parameters of the operation, typed and defaulted; unknown ones are ignored.
 
@@ -246,9 +264,8 @@ def validate_query(
         broken = next(iter(validator.iter_errors(value)), None)
         if broken is not None:
             errors = {name: _message(broken)}
-            overflow = name == "start" and broken.validator == "maximum"
-            if overflow and faults is not None and faults.on("huge-start-fails"):
-                _overflow()
+            if name == "start" and broken.validator == "maximum":
+                policy.start_out_of_range()
             status = int(param.get("x-invalid-status", 400))
             if status == 422:
                 raise invalid_fields(errors)

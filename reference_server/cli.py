@@ -173,7 +173,7 @@ def serve(
         create_app(server),
         log_level="warning",
         access_log=False,
-        **uvicorn_options(server.faults),
+        **uvicorn_options(server),
     )
     uvicorn.Server(config).run(sockets=[sock])
     return 0

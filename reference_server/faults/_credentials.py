@@ -4,7 +4,7 @@ The faults of decisions inside a credential step override one decision of
 ``CredentialPolicy`` each (the policy seam, ``reference_server/_policy.py``): the correct
 answer comes from ``super()`` and the class states only the deviation. Validation and status
 faults stay declarative (``unchecked``, ``optional``, ``swap``); listing the collection is the
-request seam's (``_pipeline_faults.wholesale_list``).
+request seam's (``RequestPolicy.answered_before_routing``).
 """
 
 from __future__ import annotations
@@ -12,14 +12,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
+from starlette.requests import Request
+from starlette.responses import Response
+
 from reference_server._errors import ApiError, invalid_fields
+from reference_server._pipeline import RequestPolicy
 from reference_server.domain.credentials import NOT_LIVE, CredentialPolicy
+from reference_server.faults._conventions import listed_wholesale
 from reference_server.faults._model import (
     CATALOGUE,
     DUPLICATE,
     NOT_FOUND,
     Fault,
-    fault,
     optional,
     overrides,
     swap,
@@ -288,11 +292,17 @@ class _ByPersonEveryPerson(CredentialPolicy):
         return super().belongs_to(record, kind, holder_uuid)
 
 
-fault(
+@overrides(
     "credentials-listed-wholesale",
     "CRED-NO-LIST-ALL",
     "GET /credentials answers every credential of the system",
 )
+class _CredentialsListedWholesale(RequestPolicy):
+    def answered_before_routing(self, request: Request) -> Response | None:
+        listing = listed_wholesale(self.server, request, "/api/ws/v1/credentials", "credential")
+        return super().answered_before_routing(request) if listing is None else listing
+
+
 unchecked(
     "acl-list-count-unchecked",
     "CRED-FIELD-ACL-COUNT",

@@ -5,14 +5,23 @@ The faults of decisions inside a staged-file, photo or link step override one de
 ``reference_server/_policy.py``); status faults stay declarative (``swap``).
 """
 
-import base64
+from __future__ import annotations
 
+import base64
+from typing import TYPE_CHECKING
+
+import spec
 from reference_server._errors import ApiError, not_found
+from reference_server._pipeline import RequestPolicy
 from reference_server.domain.files import FilePolicy
 from reference_server.domain.media_links import FILENAMES, MediaLinkPolicy
 from reference_server.domain.photos import PhotoPolicy, Rendition
-from reference_server.faults._model import NOT_FOUND, fault, overrides, swap
+from reference_server.faults._model import NOT_FOUND, overrides, swap
 from reference_server.store import Record
+
+if TYPE_CHECKING:
+    from reference_server._state import ApiKey
+
 
 # Fault memory keys (``Policy.memory``): what a fault remembers between a write and a read.
 _CLAIMED_PHOTOS = "claimed-delete-removes-photo"  # upload uuid -> ids of the photos made from it
@@ -123,12 +132,22 @@ class _SafetyScanHeaderOnly(FilePolicy):
         return False
 
 
-fault(
+@overrides(
     "file-writes-need-read",
     "FILE-403-NO-WRITE-RIGHT",
     "upload and staged-file delete check Photos - Read instead of Photos - Write",
 )
-fault("upload-charged-as-read", "FILE-RATE-COST", "an upload draws 30 units, not 50")
+class _FileWritesNeedRead(RequestPolicy):
+    def permitted(self, key: ApiKey, op: spec.Operation) -> bool:
+        if op.operation_id in ("uploadFile", "deleteFile"):
+            return "Photos - Read" in key.permissions
+        return super().permitted(key, op)
+
+
+@overrides("upload-charged-as-read", "FILE-RATE-COST", "an upload draws 30 units, not 50")
+class _UploadChargedAsRead(RequestPolicy):
+    def cost(self, op: spec.Operation) -> int:
+        return 30 if op.operation_id == "uploadFile" else super().cost(op)
 
 
 @overrides(
@@ -179,11 +198,14 @@ class _PngKeptAsPng(FilePolicy):
         return True
 
 
-fault(
+@overrides(
     "photo-downloads-unguarded",
     "PHOTO-403-NO-READ-RIGHT",
     "photo and thumbnail downloads need no permission",
 )
+class _PhotoDownloadsUnguarded(RequestPolicy):
+    def permitted(self, key: ApiKey, op: spec.Operation) -> bool:
+        return op.operation_id.startswith("download") or super().permitted(key, op)
 
 
 @overrides(
@@ -194,7 +216,10 @@ class _EmptyPhoto200(PhotoPolicy):
         return True
 
 
-fault("thumbnail-charged-as-read", "PHOTO-RATE-COST", "a thumbnail download draws 30 units")
+@overrides("thumbnail-charged-as-read", "PHOTO-RATE-COST", "a thumbnail download draws 30 units")
+class _ThumbnailChargedAsRead(RequestPolicy):
+    def cost(self, op: spec.Operation) -> int:
+        return 30 if op.operation_id == "downloadThumbnail" else super().cost(op)
 
 
 @overrides(

@@ -48,12 +48,14 @@ def swap(name: str, rule: str, statuses: tuple[int, int], *operations: str) -> N
     CATALOGUE[name] = Fault(name, rule, does, operations=operations, swap=statuses)
 
 
-def overrides(name: str, rule: str, does: str) -> Callable[[type[P]], type[P]]:
+def overrides(
+    name: str, rule: str, does: str, *, lasting: bool = False
+) -> Callable[[type[P]], type[P]]:
     """Register the decorated policy override as the behaviour of fault ``name``."""
 
     def register(override: type[P]) -> type[P]:
         overridden_decisions(override)  # refuses a malformed override at import
-        CATALOGUE[name] = Fault(name, rule, does, policy=override)
+        CATALOGUE[name] = Fault(name, rule, does, policy=override, lasting=lasting)
         return override
 
     return register

@@ -13,12 +13,17 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import Response
+
+from reference_server._pipeline import RequestPolicy
 from reference_server.domain import credentials
 from reference_server.domain.persons import FIELDS as PERSON_FIELDS
 from reference_server.domain.persons import PersonPolicy
 from reference_server.domain.users import FIELDS as USER_FIELDS
 from reference_server.domain.users import REGISTRATION_FILTERS, UserPolicy
-from reference_server.faults._model import NOT_FOUND, fault, optional, overrides, swap, unchecked
+from reference_server.faults._conventions import listed_wholesale
+from reference_server.faults._model import NOT_FOUND, optional, overrides, swap, unchecked
 from reference_server.store import Record
 
 # Fault memory key (``Policy.memory``): the persons a DELETE only hid, by uuid.
@@ -538,11 +543,15 @@ class _UnknownStatusListsNothing(UserPolicy):
         return super().registration_filter(status)
 
 
-fault(
+@overrides(
     "persons-listed-wholesale",
     "PERS-NO-LIST-ALL",
     "GET /persons answers every person of the system",
 )
+class _PersonsListedWholesale(RequestPolicy):
+    def answered_before_routing(self, request: Request) -> Response | None:
+        listing = listed_wholesale(self.server, request, "/api/ws/v1/persons", "person")
+        return super().answered_before_routing(request) if listing is None else listing
 
 
 @overrides(

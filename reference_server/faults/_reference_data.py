@@ -1,6 +1,30 @@
 """Faults of the name-only resources, locations, roles, vehicles and access control."""
 
-from reference_server.faults._model import DUPLICATE, NOT_FOUND, fault, optional, swap, unchecked
+from __future__ import annotations
+
+import re
+import uuid as uuidlib
+from typing import TYPE_CHECKING
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+import spec
+from reference_server._call import ack
+from reference_server._pipeline import RequestPolicy
+from reference_server.faults._model import (
+    DUPLICATE,
+    NOT_FOUND,
+    fault,
+    optional,
+    overrides,
+    swap,
+    unchecked,
+)
+
+if TYPE_CHECKING:
+    from reference_server._state import ApiKey
+
 
 unchecked(
     "department-name-unchecked", "DEPT-FIELD-LENGTH", "name", "createDepartment", "updateDepartment"
@@ -274,28 +298,59 @@ fault(
     "ACP-TRIGGER-UNCONDITIONAL",
     "the trigger fires only points some access control list covers",
 )
-fault(
+
+
+@overrides(
     "trigger-needs-no-permission",
     "ACP-TRIGGER-PERMISSION",
     "the trigger is served to any key, whatever its permissions",
 )
-fault(
+class _TriggerNeedsNoPermission(RequestPolicy):
+    def permitted(self, key: ApiKey, op: spec.Operation) -> bool:
+        return op.operation_id == "triggerAccessControlPoint" or super().permitted(key, op)
+
+
+@overrides(
     "trigger-costs-a-read",
     "ACP-TRIGGER-COST-HIGHER",
     "a trigger draws the 30 units of a read",
 )
+class _TriggerCostsARead(RequestPolicy):
+    def cost(self, op: spec.Operation) -> int:
+        return 30 if op.operation_id == "triggerAccessControlPoint" else super().cost(op)
+
 
 # -- versioning -----------------------------------------------------------------------------
-fault(
+@overrides(
     "any-version-served",
     "VER-PATH-V1",
     "paths under /api/ws/ without v1, or with another version, are served as the v1 operations",
 )
+class _AnyVersionServed(RequestPolicy):
+    def routed_path(self, path: str) -> str:
+        return re.sub(r"^/api/ws(/v[0-9]+)?/", "/api/ws/v1/", super().routed_path(path))
+
+
 swap(
     "deprecated-users-list-withdrawn", "VER-USERS-GET-DEPRECATED", (200, 404), "listUsersDeprecated"
 )
-fault(
+
+
+_VEHICLE_PATH = re.compile(r"/api/ws/v1/vehicles(?:/([^/]+))?/?")
+
+
+@overrides(
     "vehicle-writes-acknowledged",
     "VEH-READ-ONLY",
     "writes to vehicle paths are answered with a success acknowledgement instead of 405",
 )
+class _VehicleWritesAcknowledged(RequestPolicy):
+    def answered_before_routing(self, request: Request) -> Response | None:
+        # A write to a vehicle path the spec does not have; nothing is stored.
+        found = _VEHICLE_PATH.fullmatch(request.url.path)
+        if found is None or request.method not in ("POST", "PUT", "DELETE"):
+            return super().answered_before_routing(request)
+        target = found.group(1)
+        if (request.method == "POST") != (target is None):
+            return super().answered_before_routing(request)
+        return ack(target or str(uuidlib.uuid4()), 201 if target is None else 200)

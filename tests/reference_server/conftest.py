@@ -27,7 +27,7 @@ class LiveServer:
     ) -> None:
         self.server: Server = build_server(db, faults, documented_buckets=documented_buckets)
         self._served = ThreadedServer(
-            create_app(self.server), "reference server", **uvicorn_options(self.server.faults)
+            create_app(self.server), "reference server", **uvicorn_options(self.server)
         )
 
     def __enter__(self) -> LiveServer:

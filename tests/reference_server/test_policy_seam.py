@@ -11,9 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from reference_server._encryption import EncryptionPolicy
+from reference_server._http import HttpLayerPolicy
+from reference_server._json_body import JsonBodyPolicy
+from reference_server._pipeline import RequestPolicy
 from reference_server._policy import Policy, domain_policy, overridden_decisions
+from reference_server._shaping import ShapingPolicy
 from reference_server._state import Server
 from reference_server._time import format_instant
+from reference_server._validation import ValidationPolicy
 from reference_server.domain._common import RecordPolicy
 from reference_server.domain.credentials import CredentialPolicy
 from reference_server.domain.files import FilePolicy
@@ -54,6 +60,13 @@ CONVERTED = (
     "reference_server/webhooks/payload.py",
     "reference_server/domain/watchlists.py",
     "reference_server/domain/watchlist_match.py",
+    "reference_server/app.py",
+    "reference_server/_pipeline.py",
+    "reference_server/_json_body.py",
+    "reference_server/_validation.py",
+    "reference_server/_encryption.py",
+    "reference_server/_shaping.py",
+    "reference_server/_http.py",
 )
 POLICIES = (
     CredentialPolicy,
@@ -72,6 +85,12 @@ POLICIES = (
     PersonPolicy,
     PhotoPolicy,
     RecordPolicy,
+    RequestPolicy,
+    JsonBodyPolicy,
+    ValidationPolicy,
+    EncryptionPolicy,
+    ShapingPolicy,
+    HttpLayerPolicy,
 )
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 

@@ -435,13 +435,15 @@ def test_the_nul_fault_stores_text_cut_at_the_nul(faulty) -> None:
 
 def test_nesting_up_to_the_bound_is_read_and_one_level_more_is_not() -> None:
     from reference_server._errors import ApiError
-    from reference_server._json_body import read
-    from reference_server.faults import Faults
+    from reference_server._json_body import JsonBodyPolicy, read
+    from reference_server._state import Server
+    from reference_server.store import Store
 
+    policy = Server(store=Store()).policy(JsonBodyPolicy)
     depth = spec.request_json().max_depth
     inner = "[" * (depth - 1) + "]" * (depth - 1)  # inside the top-level object
-    assert read(f'{{"a": {inner}}}'.encode(), "application/json", Faults())
+    assert read(f'{{"a": {inner}}}'.encode(), "application/json", policy)
     deeper = "[" * depth + "]" * depth
     with pytest.raises(ApiError, match="nests deeper") as refused:
-        read(f'{{"a": {deeper}}}'.encode(), "application/json", Faults())
+        read(f'{{"a": {deeper}}}'.encode(), "application/json", policy)
     assert refused.value.status == 400
