@@ -15,8 +15,8 @@ from harness._profile import Profile, ProfileError, load
 class EmbeddedServer:
     """``amws-reference serve`` on a free loopback port with a fresh in-memory database."""
 
-    def __init__(self, faults: Sequence[str] = ()) -> None:
-        self._faults = tuple(faults)
+    def __init__(self, args: Sequence[str] = ()) -> None:
+        self._args = tuple(args)  # added to the serve command (Run.server_args)
         self._dir = tempfile.TemporaryDirectory(prefix="amws-embedded-")
         self._process: subprocess.Popen[bytes] | None = None
         self.profile: Profile | None = None
@@ -37,9 +37,8 @@ class EmbeddedServer:
             ":memory:",
             "--profile-out",
             str(profile_path),
+            *self._args,
         ]
-        for fault in self._faults:
-            command += ["--fault", fault]
         self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while not profile_path.exists():

@@ -29,6 +29,9 @@ class Planning:
     def __init__(self, run: Run, schedule: Schedule, collector: Collector) -> None:
         self.run, self.schedule, self.collector = run, schedule, collector
         self.ignored: set[str] = set()  # test folders the plan kept nothing from
+        # Run the kept tests in the order they come (another plugin ordered them: the
+        # self-check's fault matrix runs the tests of each fault together), not interleaved.
+        self.keep_order = False
 
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
         plan, table = self.schedule.plan, self.schedule.table
@@ -53,7 +56,7 @@ class Planning:
         if left_out:
             config.hook.pytest_deselected(items=left_out)
             items[:] = [i for i, k in zip(items, kept_flags, strict=True) if k]
-        if not self.run.fault_matrix:  # a fault matrix orders its tests by fault
+        if not self.keep_order:
             order = self.schedule.interleave([key(i) for i in items], self.run.profile)
             items[:] = [items[i] for i in order]
             self.schedule.order = [key(i) for i in items]

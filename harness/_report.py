@@ -180,9 +180,6 @@ class Collector:
         if not entry["rules"]:
             # Under pytest-xdist the controller never collects: the rules ride on the report.
             entry["rules"] = next((v for k, v in report.user_properties if k == "rules"), [])
-        entry.setdefault(
-            "fault", next((v for k, v in report.user_properties if k == "fault"), None)
-        )
         entry["seconds"] = entry.get("seconds", 0.0) + report.duration
         relied = set(entry.get("assumed_operations", ()))
         for name, value in report.user_properties:
@@ -240,19 +237,6 @@ class Collector:
             }
             for nodeid, entry in self.tests.items()
         }
-
-    def by_fault(self) -> dict[str, dict[str, Any]]:
-        """Per fault of a fault matrix: the tests that ran under it and those that failed."""
-        found: dict[str, dict[str, Any]] = {}
-        for nodeid, entry in self.tests.items():
-            fault = entry.get("fault")
-            if not fault or entry["outcome"] in ("not-run", "skipped"):
-                continue
-            slot = found.setdefault(fault, {"tests": 0, "failed": []})
-            slot["tests"] += 1
-            if entry["outcome"] == "failed":
-                slot["failed"].append(nodeid)
-        return found
 
     # -- verdicts ---------------------------------------------------------------------
     def verdicts(self, run: Run) -> dict[str, dict[str, Any]]:

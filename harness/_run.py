@@ -48,10 +48,13 @@ class Run:
     allow_physical: bool = False
     seed: int = 0
     skip_preflight: bool = False
-    fault_matrix: tuple[str, ...] = ()
-    killed_faults: set[str] = field(default_factory=set)
-    _fault: str | None = None
-    reference_faults: tuple[str, ...] = ()
+    # Extra arguments of the embedded reference server's ``serve`` command (the self-check
+    # starts it with faults switched on).
+    server_args: tuple[str, ...] = ()
+    # What the target runs as beside its ordinary self right now: the names of the deliberate
+    # breakages the self-check switched on, empty in an ordinary run. Shared values are made
+    # once per variant (:meth:`shared`), and the state machines do not shrink under one.
+    variant: tuple[str, ...] = ()
     profile: Profile | None = None
     session: Session | None = None
     cleanup_problems: list[str] = field(default_factory=list)
@@ -80,7 +83,7 @@ class Run:
             assert self.profile is not None
             return self.profile
         if self.target is None:
-            self._embedded = EmbeddedServer(self.reference_faults)
+            self._embedded = EmbeddedServer(self.server_args)
             self.profile = self._embedded.start()
         profile = self.load_profile()
         assert profile is not None
@@ -186,24 +189,6 @@ class Run:
             timeout=30,
         )
 
-    @property
-    def active_faults(self) -> tuple[str, ...]:
-        """The embedded reference server's faults right now (start-up or fault matrix)."""
-        return (self._fault,) if self._fault else self.reference_faults
-
-    def switch_fault(self, name: str | None) -> None:
-        """Make ``name`` the reference server's only active fault (fault matrix)."""
-        if name == self._fault:
-            return
-        control = self.control()
-        if control is None:
-            raise RuntimeError("a fault matrix needs the reference server's control plane")
-        with control:
-            control.put(
-                "/_reference/faults", json={"active": [name] if name else []}
-            ).raise_for_status()
-        self._fault = name
-
     def target_clock(self) -> float:
         """Seconds since the epoch on the target's clock (the control plane's, else ours).
 
@@ -220,11 +205,12 @@ class Run:
         """A value made once per run and shared by the tests that ask for it (records several
         tests only read), booked as the set-up ``name`` (see :meth:`sharing`).
 
-        Under a fault matrix each fault gets a value of its own, made while that fault is on,
-        so a fault in a write path meets the records its tests read. A test that fails drops
+        Each :attr:`variant` of the target gets a value of its own, made while it is on (under
+        the self-check's fault matrix, each fault), so a fault in a write path meets the
+        records its tests read. A test that fails drops
         the values it used (:meth:`drop_shared_of`): the next test that asks gets a fresh one,
         so a record a faulty target spoiled fails one test, not every test sharing it."""
-        key = (name, self.active_faults)
+        key = (name, self.variant)
         if key not in self._shared:
             with self.sharing(name):
                 self._shared[key] = make()
@@ -233,9 +219,9 @@ class Run:
         return cast(T, self._shared[key])  # the dict holds each name's T, made by make()
 
     def forget_shared(self, name: str) -> None:
-        """Forget the shared value ``name`` (of the fault on now): a test that changed the
+        """Forget the shared value ``name`` (of the variant on now): a test that changed the
         record outside its own rule hands the next one a fresh record without failing for it."""
-        self._shared.pop((name, self.active_faults), None)
+        self._shared.pop((name, self.variant), None)
 
     def drop_shared_of(self, test: str) -> None:
         """Forget the shared values ``test`` used (it failed); their records stay in the ledger

@@ -6,8 +6,6 @@ Nothing starts until a test asks for the target, so the project's own tests neve
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -26,7 +24,7 @@ from harness._control import ControlPlane
 from harness._examples import EXAMPLES_KEY, ExampleBudget
 from harness._interrupts import Interrupts
 from harness._journal import default_state_dir
-from harness._plan import PLANS, CostTable, without_fault
+from harness._plan import PLANS, CostTable
 from harness._planning import Planning
 from harness._preflight import PREFLIGHT, PreflightError
 from harness._preflight import run as preflight
@@ -41,7 +39,9 @@ RUN_KEY = pytest.StashKey[Run]()
 COLLECTOR_KEY = pytest.StashKey[Collector]()
 SCHEDULE_KEY = pytest.StashKey[Schedule]()
 PLANNING_KEY = pytest.StashKey[Planning]()
-FAULT_RULES_KEY = pytest.StashKey[dict[str, str]]()
+# A test's name in the cost table, where another plugin made a variant of the test whose
+# report key differs (the self-check's plugin does).
+PLAN_NAME_KEY = pytest.StashKey[str]()
 MARKERS = {
     "rule(*ids)": "the rule ids of spec/rules.yaml this test verifies",
     "requires(capability)": "skip unless the profile configures it (a key name, control, "
@@ -144,40 +144,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--no-preflight",
         action="store_true",
         default=False,
-        help="skip the key preflight (the self-check wants every test to meet the fault)",
-    )
-    group.addoption(
-        "--fault-matrix",
-        metavar="FAULTS",
-        default=None,
-        help="self-check: run each test once per listed fault of its rules, switching the "
-        "reference server's fault between groups (comma-separated NAME=RULE pairs: each "
-        "catalogue fault and the rule it breaks)",
-    )
-    group.addoption("--fault-matrix-out", metavar="FILE", default=None, help=argparse.SUPPRESS)
-    group.addoption(
-        "--fault-matrix-every-test", action="store_true", default=False, help=argparse.SUPPRESS
-    )
-    group.addoption(
-        "--reference-fault",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="start the embedded reference server with this fault (self-check)",
+        help="skip the key preflight (the self-check's runs do: each test must meet the server)",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     for marker, text in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {text}")
-    fault_rules = _fault_rules(config.getoption("--fault-matrix"))
-    config.stash[FAULT_RULES_KEY] = fault_rules
     run = Run(
         target=config.getoption("--target"),
         allow_physical=config.getoption("--allow-physical"),
-        reference_faults=tuple(config.getoption("--reference-fault")),
         skip_preflight=config.getoption("--no-preflight"),
-        fault_matrix=tuple(fault_rules),
     )
     if config.getoption("--run-id"):
         run.run_id = config.getoption("--run-id")
@@ -212,8 +189,7 @@ def pytest_configure(config: pytest.Config) -> None:
         examples=int(examples) if examples else None, seed=config.getoption("--seed")
     )
     chosen = config.getoption("--plan") or (run.profile.data.get("plan") if run.profile else None)
-    # A fault matrix draws on every test of a fault's rule unless told to keep to a plan.
-    name = chosen or ("deep" if run.fault_matrix else default_plan(run.profile))
+    name = chosen or default_plan(run.profile)
     table = config.getoption("--cost-table")
     if table and not Path(table).is_file():
         raise pytest.UsageError(f"--cost-table {table}: no such file")
@@ -233,21 +209,6 @@ def pytest_configure(config: pytest.Config) -> None:
     planning = Planning(run, schedule, collector)
     config.stash[PLANNING_KEY] = planning
     config.pluginmanager.register(planning, "amws-planning")
-
-
-def _fault_rules(option: str | None) -> dict[str, str]:
-    """``--fault-matrix NAME=RULE,...``: each fault and the rule it breaks, in the given order.
-
-    The pairs come from whoever starts the matrix (the self-check reads them from the reference
-    server's catalogue): the harness never imports the server, so it is told, not looking up.
-    """
-    pairs: dict[str, str] = {}
-    for item in filter(None, (option or "").split(",")):
-        name, sep, rule = item.partition("=")
-        if not (sep and name.strip() and rule.strip()):
-            raise pytest.UsageError(f"--fault-matrix: {item!r} is not NAME=RULE")
-        pairs[name.strip()] = rule.strip()
-    return pairs
 
 
 def _say(config: pytest.Config, line: str) -> None:
@@ -291,48 +252,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         run.interrupts.restore()
 
 
-FAULT_PARAM = "amws_fault"
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """In a fault matrix, each test runs once per fault of the rules it names."""
-    matrix = metafunc.config.stash[RUN_KEY].fault_matrix
-    if not matrix:
-        return
-    rule_of = metafunc.config.stash[FAULT_RULES_KEY]
-    rules = {r for m in metafunc.definition.iter_markers("rule") for r in m.args}
-    # Rules may also ride on single parameters (pytest.param(..., marks=rule(...))).
-    for marker in metafunc.definition.iter_markers("parametrize"):
-        values = marker.args[1] if len(marker.args) > 1 else marker.kwargs.get("argvalues", ())
-        for value in values:
-            for mark in getattr(value, "marks", ()):
-                if mark.name == "rule":
-                    rules.update(mark.args)
-    faults: list[str | None] = [name for name in matrix if rule_of[name] in rules] or [None]
-    metafunc.fixturenames.append(FAULT_PARAM)
-    metafunc.parametrize(FAULT_PARAM, faults, ids=[f"fault={f}" for f in faults])
-
-
-def _fault_of(item: pytest.Item) -> str | None:
-    callspec = getattr(item, "callspec", None)
-    return callspec.params.get(FAULT_PARAM) if callspec else None
-
-
-@pytest.fixture(autouse=True)
-def _switch_reference_fault(request: pytest.FixtureRequest) -> None:
-    """In a fault matrix, switch the reference server to the fault this test runs under."""
-    fault = _fault_of(request.node)
-    if fault is None:
-        return
-    run = request.getfixturevalue("amws_run")
-    every = request.config.getoption("--fault-matrix-every-test")
-    if fault in run.killed_faults and not every:
-        # One failing test of the fault's rule proves the point; the rest would only repeat it
-        # (unless the whole kill matrix is wanted: the cost table's cheapest killers).
-        pytest.skip(f"fault {fault} already killed")
-    run.switch_fault(fault)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     known = {rule.id for rule in spec.rules()}
     for item in items:
@@ -348,27 +267,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
-    if config.stash[RUN_KEY].fault_matrix:
-        rule_of = config.stash[FAULT_RULES_KEY]
-        idle = [
-            i
-            for i in items
-            if _fault_of(i) is None or rule_of[str(_fault_of(i))] not in _rules_of(i)
-        ]
-        if idle:
-            config.hook.pytest_deselected(items=idle)
-        # One switch per fault: the tests of a fault run together.
-        kept = [i for i in items if i not in idle]
-        items[:] = sorted(kept, key=lambda i: str(_fault_of(i)))
     config.stash[PLANNING_KEY].select(config, items, _plan_key)
 
 
 def _plan_key(item: pytest.Item) -> str:
-    """The test's name in the cost table: its report key without a fault matrix's fault."""
-    key, fault = report_key(item.nodeid, item.location), _fault_of(item)
-    if fault is None:
-        return key
-    return without_fault(key, fault)
+    """The test's name in the cost table: its report key, unless a plugin named it."""
+    return item.stash.get(PLAN_NAME_KEY, None) or report_key(item.nodeid, item.location)
 
 
 def _rules_of(item: pytest.Item) -> list[str]:
@@ -477,10 +381,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     report.user_properties.append(("rules", _rules_of(item)))
     run = item.config.stash[RUN_KEY]
-    if _fault_of(item):
-        report.user_properties.append(("fault", _fault_of(item)))
-        if report.failed:
-            run.killed_faults.add(str(_fault_of(item)))
     if report.failed and run.session is not None and call.when != "teardown":
         run.drop_shared_of(run.session.current_test)
     if report.failed and call.excinfo is not None:
@@ -543,10 +443,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                     writer.line(f"remove them with: {sweep_command(run)}", red=True)
             collector.plan = session.config.stash[SCHEDULE_KEY].describe()
             collector.write(run, session)
-        matrix_out = session.config.getoption("--fault-matrix-out")
-        if matrix_out:
-            with open(matrix_out, "w", encoding="utf-8") as fh:
-                json.dump(collector.by_fault(), fh)
 
 
 def sweep_command(run: Run) -> str:

@@ -7,8 +7,9 @@ A baseline run without faults comes first: a rule whose tests fail on the correc
 proves nothing, so the self-check stops there.
 
 This package is the only one that imports both sides: the reference server's fault catalogue
-and the harness. It hands the harness each fault with its rule (``--fault-matrix NAME=RULE``),
-so the harness and the suites never import the server.
+and the harness. Its runs load its own pytest plugin (``-p selfcheck.plugin``, see
+:mod:`selfcheck.plugin`) and hand it each fault with its rule (``--fault-matrix NAME=RULE``),
+so the harness and the suites never import the server, nor know of faults.
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ def _run_matrix(paths: Sequence[str], faults: Sequence[Fault], extra: Sequence[s
             "no:xdist",
             "-p",
             "no:xdist.looponfail",
+            # The fault matrix is the self-check's own plugin; the harness knows no faults.
+            "-p",
+            "selfcheck.plugin",
             "--fault-matrix",
             ",".join(f"{f.name}={f.rule}" for f in faults),
             "--fault-matrix-out",

@@ -3,8 +3,9 @@
 For each chosen fault of the reference server's catalogue, the smallest part of the property
 suites that should catch it (a ``-k`` selection of contract operations, or one stateful machine)
 is run in a subprocess against the embedded reference server twice: as it is, where it must pass
-(exit status 0), and with ``--reference-fault NAME``, where it must fail (exit status 1: a test
-failed; not 4, a preflight refusal, nor 2, a collection error). The faults cover the four
+(exit status 0), and with ``--reference-fault NAME`` (an option of the self-check's plugin,
+``-p selfcheck.plugin``), where it must fail (exit status 1: a test failed; not 4, a preflight
+refusal, nor 2, a collection error). The faults cover the four
 categories the suites are meant to catch: field validation, status codes, cascades and
 lifecycles, at least two each.
 
@@ -144,7 +145,7 @@ class Runs:
         command = [sys.executable, "-m", "pytest", *selection.args, "-p", "no:cacheprovider"]
         command += ["-q", "--conformance-report", str(report)]
         if fault is not None:
-            command += ["--reference-fault", fault]
+            command += ["-p", "selfcheck.plugin", "--reference-fault", fault]
         if target is not None:
             command += ["--target", str(target), "--plan", "deep"]
         # The child is an ordinary run: none of this session's PYTEST_* settings (xdist worker

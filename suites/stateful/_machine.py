@@ -15,7 +15,7 @@ import httpx
 from hypothesis import HealthCheck, Phase, note, settings
 
 import spec
-from harness import ExampleBudget
+from harness import ExampleBudget, Run
 
 API = "/api/ws/v1"
 DEFAULT_RUNS = 10  # machine runs per test in CI; raise with --examples or the profile
@@ -41,13 +41,12 @@ def _clip(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def for_run(base: settings, run: Any, budget: ExampleBudget) -> settings:
+def for_run(base: settings, run: Run, budget: ExampleBudget) -> settings:
     """``base`` with the run's example budget (``--examples``, the profile's ``examples``),
     and without the shrink phase when the run is a self-check against a reference fault: there
     only the failure counts, and shrinking replays a machine hundreds of times."""
     chosen = settings(base, max_examples=budget.examples_or(base.max_examples))
-    active = getattr(run, "active_faults", None) or getattr(run, "reference_faults", ())
-    if not active:
+    if not run.variant:  # an ordinary run: the self-check sets the faults it switched on
         return chosen
     return settings(chosen, phases=[p for p in chosen.phases if p is not Phase.shrink])
 

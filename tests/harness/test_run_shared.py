@@ -1,4 +1,5 @@
-"""Values a run shares among tests: one per fault of a fault matrix, dropped after a failure."""
+"""Values a run shares among tests: one per variant of the target (each fault the self-check
+switches on), dropped after a failure."""
 
 from __future__ import annotations
 
@@ -23,10 +24,10 @@ def test_a_value_is_made_once_and_each_user_is_recorded() -> None:
     assert all("setup:holder" in run.session.spend.uses[t] for t in ("t1", "t2"))
 
 
-def test_each_fault_gets_a_value_of_its_own() -> None:
+def test_each_variant_gets_a_value_of_its_own() -> None:
     run, made = _run(), []
     first = run.shared("holder", lambda: made.append("none") or "none")
-    run._fault = "cross-system-read"
+    run.variant = ("cross-system-read",)
     second = run.shared("holder", lambda: made.append("fault") or "fault")
     assert (first, second) == ("none", "fault")
 

@@ -1,0 +1,232 @@
+"""The self-check's pytest plugin: the fault matrix, and an embedded server started with faults.
+
+Loaded only with ``-p selfcheck.plugin`` (the self-check's runs pass it, and so do project
+tests that start a faulty server); the harness's own plugin, which users load, knows nothing of
+faults. It stands on the harness's seams: :attr:`Run.server_args` (the embedded server's
+command), :attr:`Run.variant` (shared values are made per fault), ``PLAN_NAME_KEY`` (a test's
+name in the cost table) and :attr:`Planning.keep_order`.
+
+- ``--fault-matrix NAME=RULE,...``: each test tagged with a listed fault's rule runs once per
+  such fault; the reference server is switched to the fault through its control plane before
+  the test. The tests of a fault run together, and after one of them fails the rest of that
+  fault's are skipped (``--fault-matrix-every-test`` runs them all: the whole kill matrix, for
+  the cost table). ``--fault-matrix-out FILE`` writes, per fault, how many tests ran under it
+  and which failed.
+- ``--reference-fault NAME``: start the embedded reference server with this fault on.
+
+The pairs come from whoever starts the matrix (the self-check reads them from the reference
+server's catalogue); this module needs nothing of the server itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from harness import Run
+from harness._plan import without_fault
+from harness._report import report_key
+from harness.plugin import COLLECTOR_KEY, PLAN_NAME_KEY, PLANNING_KEY, RUN_KEY
+
+FAULT_PARAM = "amws_fault"
+
+
+@dataclass
+class Matrix:
+    """One run's fault matrix: each fault and the rule it breaks, in the given order."""
+
+    rule_of: dict[str, str]
+    every_test: bool = False
+    killed: set[str] = field(default_factory=set)
+    current: str | None = None  # the fault the server runs with now
+    fault_of_test: dict[str, str] = field(default_factory=dict)  # report key -> its fault
+
+
+MATRIX_KEY = pytest.StashKey[Matrix]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("amws-selfcheck", "AMWS self-check (selfcheck.plugin)")
+    group.addoption(
+        "--fault-matrix",
+        metavar="FAULTS",
+        default=None,
+        help="run each test once per listed fault of its rules, switching the reference "
+        "server's fault between groups (comma-separated NAME=RULE pairs: each catalogue fault "
+        "and the rule it breaks)",
+    )
+    group.addoption("--fault-matrix-out", metavar="FILE", default=None, help=argparse.SUPPRESS)
+    group.addoption(
+        "--fault-matrix-every-test", action="store_true", default=False, help=argparse.SUPPRESS
+    )
+    group.addoption(
+        "--reference-fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="start the embedded reference server with this fault",
+    )
+
+
+def fault_rules(option: str | None) -> dict[str, str]:
+    """``--fault-matrix NAME=RULE,...``: each fault and the rule it breaks, in the given order."""
+    pairs: dict[str, str] = {}
+    for item in filter(None, (option or "").split(",")):
+        name, sep, rule = item.partition("=")
+        if not (sep and name.strip() and rule.strip()):
+            raise pytest.UsageError(f"--fault-matrix: {item!r} is not NAME=RULE")
+        pairs[name.strip()] = rule.strip()
+    return pairs
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # Before the harness's pytest_configure, which chooses the plan: a fault matrix draws on
+    # every test of a fault's rule unless told to keep to a plan.
+    rules = fault_rules(config.getoption("--fault-matrix"))
+    if rules:
+        config.stash[MATRIX_KEY] = Matrix(rules, config.getoption("--fault-matrix-every-test"))
+        if config.getoption("--plan") is None:
+            config.option.plan = "deep"
+
+
+def _matrix(config: pytest.Config) -> Matrix | None:
+    return config.stash.get(MATRIX_KEY, None)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Before any test: the run the harness made in pytest_configure learns of the faults."""
+    config = session.config
+    run = config.stash[RUN_KEY]
+    faults = tuple(config.getoption("--reference-fault"))
+    run.server_args += tuple(arg for name in faults for arg in ("--fault", name))
+    run.variant = faults
+    if _matrix(config) is not None:
+        config.stash[PLANNING_KEY].keep_order = True  # the tests of a fault run together
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """In a fault matrix, each test runs once per fault of the rules it names."""
+    matrix = _matrix(metafunc.config)
+    if matrix is None:
+        return
+    rules = {r for m in metafunc.definition.iter_markers("rule") for r in m.args}
+    # Rules may also ride on single parameters (pytest.param(..., marks=rule(...))).
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        values = marker.args[1] if len(marker.args) > 1 else marker.kwargs.get("argvalues", ())
+        for value in values:
+            for mark in getattr(value, "marks", ()):
+                if mark.name == "rule":
+                    rules.update(mark.args)
+    faults: list[str | None] = [n for n, rule in matrix.rule_of.items() if rule in rules] or [None]
+    metafunc.fixturenames.append(FAULT_PARAM)
+    metafunc.parametrize(FAULT_PARAM, faults, ids=[f"fault={f}" for f in faults])
+
+
+def fault_of(item: pytest.Item) -> str | None:
+    """The fault a test of the matrix runs under (None outside the matrix)."""
+    callspec = getattr(item, "callspec", None)
+    fault = callspec.params.get(FAULT_PARAM) if callspec else None
+    return str(fault) if fault is not None else None
+
+
+def _rules_of(item: pytest.Item) -> list[str]:
+    return [r for marker in item.iter_markers("rule") for r in marker.args]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep each test only under the faults of its own rules, the tests of a fault together,
+    and give each its plain name for the run's plan (before the harness applies the plan)."""
+    matrix = _matrix(config)
+    if matrix is None:
+        return
+    idle = [i for i in items if (f := fault_of(i)) is None or matrix.rule_of[f] not in _rules_of(i)]
+    if idle:
+        config.hook.pytest_deselected(items=idle)
+    # One switch per fault: the tests of a fault run together.
+    kept = [i for i in items if i not in idle]
+    items[:] = sorted(kept, key=lambda i: str(fault_of(i)))
+    for item in items:
+        fault = fault_of(item)
+        if fault is not None:
+            key = report_key(item.nodeid, item.location)
+            item.stash[PLAN_NAME_KEY] = without_fault(key, fault)
+
+
+@pytest.fixture(autouse=True)
+def _switch_reference_fault(request: pytest.FixtureRequest) -> None:
+    """In a fault matrix, switch the reference server to the fault this test runs under."""
+    matrix = _matrix(request.config)
+    fault = fault_of(request.node) if isinstance(request.node, pytest.Item) else None
+    if matrix is None or fault is None:
+        return
+    run: Run = request.getfixturevalue("amws_run")
+    if fault in matrix.killed and not matrix.every_test:
+        # One failing test of the fault's rule proves the point; the rest would only repeat it
+        # (unless the whole kill matrix is wanted: the cost table's cheapest killers).
+        pytest.skip(f"fault {fault} already killed")
+    _switch(run, matrix, fault)
+
+
+def _switch(run: Run, matrix: Matrix, name: str) -> None:
+    """Make ``name`` the reference server's only active fault."""
+    if name == matrix.current:
+        return
+    control = run.control()
+    if control is None:
+        raise RuntimeError("a fault matrix needs the reference server's control plane")
+    with control:
+        control.put("/_reference/faults", json={"active": [name]}).raise_for_status()
+    matrix.current = name
+    run.variant = (name,)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    matrix = _matrix(item.config)
+    fault = fault_of(item)
+    if matrix is not None and fault is not None:
+        report.user_properties.append(("fault", fault))
+        matrix.fault_of_test[report_key(item.nodeid, item.location)] = fault
+        if report.failed:
+            matrix.killed.add(fault)
+    return report
+
+
+def by_fault(matrix: Matrix, tests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per fault: the tests that ran under it and those that failed (from the run's report
+    entries, in their order)."""
+    found: dict[str, dict[str, Any]] = {}
+    for key, entry in tests.items():
+        fault = matrix.fault_of_test.get(key)
+        if not fault or entry["outcome"] in ("not-run", "skipped"):
+            continue
+        slot = found.setdefault(fault, {"tests": 0, "failed": []})
+        slot["tests"] += 1
+        if entry["outcome"] == "failed":
+            slot["failed"].append(key)
+    return found
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]:
+    """After the harness's cleanup and report, whether or not they went well: the matrix,
+    for the self-check that started this run."""
+    try:
+        yield
+    finally:
+        out = session.config.getoption("--fault-matrix-out")
+        matrix = _matrix(session.config)
+        if out:
+            tests = session.config.stash[COLLECTOR_KEY].tests
+            with open(out, "w", encoding="utf-8") as fh:
+                json.dump(by_fault(matrix, tests) if matrix else {}, fh)

@@ -1,0 +1,143 @@
+"""The self-check's pytest plugin (selfcheck/plugin.py), run in a nested pytest against a live
+reference server: the fault matrix and ``--reference-fault`` belong to it, not to the harness's
+plugin, which users load."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from selfcheck.plugin import fault_rules
+from tests.reference_server.conftest import LiveServer
+
+MATRIX = "bearer-not-stripped=AUTH-BEARER-PREFIX,paging-total-wrong=PAGE-TOTAL-COUNT"
+TESTS = """
+import pytest
+
+def _active(control):
+    return control.get("/_reference/faults").json()["active"]
+
+@pytest.mark.rule("AUTH-BEARER-PREFIX")
+def test_first(control):
+    assert _active(control) == ["bearer-not-stripped"]
+    raise AssertionError("caught it")
+
+@pytest.mark.rule("AUTH-BEARER-PREFIX")
+def test_second(control):
+    raise AssertionError("must be skipped: its fault is already killed")
+
+@pytest.mark.rule("PAGE-TOTAL-COUNT")
+@pytest.mark.parametrize("n", [1, 2])
+def test_paging(control, n):
+    assert _active(control) == ["paging-total-wrong"]
+
+@pytest.mark.rule("DEPT-LIST-SHAPE")
+def test_other_rule():
+    raise AssertionError("no fault of the matrix breaks its rule: deselected")
+"""
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    with LiveServer() as live:
+        yield live
+
+
+def _profile(pytester: pytest.Pytester, server: LiveServer) -> Path:
+    path = pytester.path / "target.yaml"
+    path.write_text(yaml.safe_dump(server.profile), encoding="utf-8")
+    return path
+
+
+def test_pairs_are_read_in_order_and_checked() -> None:
+    assert list(fault_rules("b=R2, a=R1")) == ["b", "a"]
+    assert fault_rules(None) == {}
+    with pytest.raises(pytest.UsageError, match="is not NAME=RULE"):
+        fault_rules("lonely")
+
+
+def test_the_harness_alone_knows_no_faults(pytester: pytest.Pytester) -> None:
+    helped = pytester.runpytest("--help")
+    assert "--fault-matrix" not in helped.stdout.str()
+    assert "--reference-fault" not in helped.stdout.str()
+    pytester.makepyfile("def test_x():\n    pass\n")
+    refused = pytester.runpytest("--fault-matrix", MATRIX)
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    with_plugin = pytester.runpytest("-p", "selfcheck.plugin", "--help")
+    with_plugin.stdout.fnmatch_lines(["*--fault-matrix=FAULTS*", "*--reference-fault=NAME*"])
+
+
+def test_each_test_runs_under_the_faults_of_its_rules(
+    pytester: pytest.Pytester, server: LiveServer
+) -> None:
+    pytester.makepyfile(test_matrix=TESTS)
+    pytester.makeconftest(
+        """
+import pytest
+from harness.plugin import PLAN_NAME_KEY
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        print("plan name", item.stash[PLAN_NAME_KEY])
+"""
+    )
+    out = pytester.path / "matrix.json"
+    result = pytester.runpytest(
+        "-s",
+        "-p",
+        "selfcheck.plugin",
+        "--target",
+        str(_profile(pytester, server)),
+        "--no-preflight",
+        "--fault-matrix",
+        MATRIX,
+        "--fault-matrix-out",
+        str(out),
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(passed=2, failed=1, skipped=1, deselected=1)
+    assert json.loads(out.read_text(encoding="utf-8")) == {
+        "bearer-not-stripped": {
+            "tests": 1,
+            "failed": ["test_matrix.py::test_first[fault=bearer-not-stripped]"],
+        },
+        "paging-total-wrong": {"tests": 2, "failed": []},
+    }
+    # The run's plan knows each test by its plain name, the cost table's.
+    result.stdout.fnmatch_lines(
+        [
+            "*plan name test_matrix.py::test_first",
+            "*plan name test_matrix.py::test_paging[[]1[]]",
+        ],
+        consecutive=False,
+    )
+
+
+def test_every_test_runs_when_the_whole_kill_matrix_is_wanted(
+    pytester: pytest.Pytester, server: LiveServer
+) -> None:
+    pytester.makepyfile(test_matrix=TESTS)
+    out = pytester.path / "matrix.json"
+    pytester.runpytest(
+        "-p",
+        "selfcheck.plugin",
+        "--target",
+        str(_profile(pytester, server)),
+        "--no-preflight",
+        "--fault-matrix",
+        MATRIX,
+        "--fault-matrix-out",
+        str(out),
+        "--fault-matrix-every-test",
+        "-p",
+        "no:cacheprovider",
+    ).assert_outcomes(passed=2, failed=2, deselected=1)
+    found = json.loads(out.read_text(encoding="utf-8"))
+    assert found["bearer-not-stripped"]["tests"] == 2
+    assert len(found["bearer-not-stripped"]["failed"]) == 2
