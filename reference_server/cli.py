@@ -101,8 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(text)
         return 0
     if args.command == "faults":
-        for fault in CATALOGUE.values():
-            print(f"{fault.name:34} {fault.rule:34} {fault.does}")
+        rows = [(f.name, f.rule, f.seam, f.does) for f in CATALOGUE.values()]
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        for row in rows:
+            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + row[3])
         return 0
     return serve(
         args.host,

@@ -175,6 +175,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--output", help="write the kill matrix as JSON here")
     parser.add_argument("--faults", help="comma-separated subset of the catalogue")
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="only the faults of this rule (repeatable; with --faults, both must hold)",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument(
         "--suites",
@@ -205,6 +212,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown fault(s): {', '.join(unknown)}")
     faults = [CATALOGUE[n] for n in names]
+    if args.rule:
+        faults = [f for f in faults if f.rule in args.rule]
+        if not faults:
+            among = "named by --faults" if args.faults else "of the catalogue"
+            parser.error(f"no fault {among} breaks {', '.join(args.rule)}")
     rule_map = collect(args.suites, str(ROOT))
     if args.plan != "deep":
         table = CostTable.load()
@@ -250,7 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"normative rules proven: {proven}/{normative} ({100 * proven // normative} %)")
     unproven, reasons = document["unproven_rules"], document["no_fault"]
     print(f"unproven normative rules ({len(unproven)}): " + ("" if unproven else "none"))
-    for rule in [] if args.faults else unproven:  # a subset proves little: only the count
+    subset = args.faults or args.rule  # a subset proves little: only the count
+    for rule in [] if subset else unproven:
         print(f"  {rule}: {reasons.get(rule, 'no fault of the catalogue kills a test of it')}")
     if args.output:
         Path(args.output).write_text(json.dumps(document, indent=2), encoding="utf-8")

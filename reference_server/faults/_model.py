@@ -25,6 +25,20 @@ class Fault:
     # the self-check gives it a server of its own, lest it hide the faults tested after it.
     lasting: bool = False
 
+    @property
+    def seam(self) -> str:
+        """Where the fault plugs in, as ``amws-reference faults`` lists it."""
+        seams = []
+        if self.unchecked:
+            kind = "optional" if self.optional else "unchecked"
+            seams.append(f"validation: {kind} {self.unchecked}")
+        if self.swap:
+            seams.append(f"response: {self.swap[0]} answered {self.swap[1]}")
+        if self.policy is not None:
+            decisions = ", ".join(overridden_decisions(self.policy))
+            seams.append(f"policy: {domain_policy(self.policy).__name__}.{decisions}")
+        return "; ".join(seams) or "none"
+
 
 CATALOGUE: dict[str, Fault] = {}
 
