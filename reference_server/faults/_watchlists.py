@@ -85,6 +85,22 @@ class _DuplicatesKept(WatchlistPolicy):
         return matches
 
 
+@overrides(
+    "match-duplicates-every-other",
+    "WL-MATCH-DEDUP",
+    "every second match that hits one entry through several fields answers one hit per field "
+    "(an intermittent fault: the first such match breaks, the next holds, and so on)",
+)
+class _DuplicatesKeptEveryOther(WatchlistPolicy):
+    def reported(self, matches: list[dict[str, str]]) -> list[dict[str, str]]:
+        collapsed = super().reported(matches)
+        if len(collapsed) == len(matches):
+            return collapsed  # nothing to collapse: this match cannot show the fault
+        seen = self.memory("match-duplicates-every-other")
+        seen["matches"] = seen.get("matches", 0) + 1
+        return matches if seen["matches"] % 2 else collapsed
+
+
 @overrides("entry-count-frozen", "WL-ENTRY-COUNT", "entryCount always reads 0")
 class _CountFrozen(WatchlistPolicy):
     def entry_count(self, counted: int) -> int:
