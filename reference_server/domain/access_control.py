@@ -1,65 +1,82 @@
-"""Access control lists and points, and the unconditional relay trigger."""
+"""Access control lists and points, and the unconditional relay trigger.
+
+The decisions inside these steps are the methods of ``AccessControlPolicy``; the handlers ask
+``server.policy(AccessControlPolicy)`` for the one in force, which is where the access control
+faults (``faults/_reference_data.py``) plug in. This module holds the correct behaviour only.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
-from reference_server._state import record_audit, record_relay
+from reference_server._policy import Policy
+from reference_server._trails import record_audit, record_relay
 from reference_server.domain import handles
 from reference_server.domain._common import fetch
 
 
-def _paging_honoured(call: Call, items: list[dict]) -> list[dict]:
-    """Fault only: the list cut by start and limit, parameters it does not take."""
-    query = call.request.query_params
-    start = int(query.get("start", "0") or 0)
-    limit = int(query.get("limit", "0") or 0) or len(items)
-    return items[start : start + limit]
+# -- the decisions inside the steps -----------------------------------------------------------
+class AccessControlPolicy(Policy):
+    """The decisions inside the access control steps, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Lists (neither takes paging parameters).
+    def list_rows(
+        self, lists: list[dict[str, Any]], query: Mapping[str, str]
+    ) -> list[dict[str, Any]]:
+        """The access control lists answered: every list of the system, {uuid, name}, as stored."""
+        return lists
+
+    def point_rows(
+        self, points: list[dict[str, Any]], query: Mapping[str, str]
+    ) -> list[dict[str, Any]]:
+        """The access control points answered: every point of the system, type as stored."""
+        return points
+
+    # The trigger.
+    def relay_firings(self, system: str, point_uuid: str) -> int:
+        """How often a trigger fires the point's relay: once, unconditionally."""
+        return 1
+
+    def audits_trigger(self) -> bool:
+        """Whether a trigger writes an audit event."""
+        return True
 
 
-def _in_some_list(call: Call, point_uuid: str) -> bool:
-    """Fault only: whether a rule of some access control list covers the point."""
-    lists = call.server.store.all("acl", call.system)
-    return any(rule["point"] == point_uuid for acl in lists for rule in acl.get("_rules", []))
-
-
+# -- the steps --------------------------------------------------------------------------------
 @handles("listAccessControlLists")
 async def list_access_control_lists(call: Call) -> Response:
-    faults = call.server.faults
     lists = [
         {"uuid": r["uuid"], "name": r["name"]} for r in call.server.store.all("acl", call.system)
     ]
-    if faults.on("acl-list-uppercase-uuids"):
-        lists = [{**item, "uuid": item["uuid"].upper()} for item in lists]
-    if faults.on("acl-list-honours-paging"):
-        lists = _paging_honoured(call, lists)
-    return reply(200, lists)
+    policy = call.server.policy(AccessControlPolicy)
+    return reply(200, policy.list_rows(lists, call.request.query_params))
 
 
 @handles("listAccessControlPoints")
 async def list_access_control_points(call: Call) -> Response:
-    faults = call.server.faults
     points = [
         {"uuid": p["uuid"], "name": p["name"], "type": p["type"]}
         for p in call.server.store.all("access_point", call.system)
     ]
-    if faults.on("point-type-lowercase"):
-        points = [{**p, "type": p["type"].lower()} for p in points]
-    if faults.on("point-list-honours-paging"):
-        points = _paging_honoured(call, points)
-    return reply(200, points)
+    policy = call.server.policy(AccessControlPolicy)
+    return reply(200, policy.point_rows(points, call.request.query_params))
 
 
 @handles("triggerAccessControlPoint")
 async def trigger_access_control_point(call: Call) -> Response:
     point = fetch(call, "access_point", call.path["uuid"], "access control point")
+    policy = call.server.policy(AccessControlPolicy)
     # Unconditional: no credential, schedule or window is consulted.
-    firings = 2 if call.server.faults.on("trigger-fires-twice") else 1
-    if call.server.faults.on("trigger-needs-an-acl") and not _in_some_list(call, point["uuid"]):
-        firings = 0
-    for _ in range(firings):
+    for _ in range(policy.relay_firings(call.system, point["uuid"])):
         record_relay(call.server, call.system, point["uuid"], "trigger", call.key_name)
-    if not call.server.faults.on("trigger-no-audit"):
+    if policy.audits_trigger():
         record_audit(call.server, call.system, call.key_name, "trigger", point["uuid"])
     return ack(point["uuid"])

@@ -1,18 +1,22 @@
 """The name-only resources: departments, organisations, cost centers, visit reasons, groups.
 
-The faults of these resources are named ``<resource>-<what>`` (``department-delete-ignored``);
-each resource's handlers ask for their own through ``faulty``.
+The five resources share one set of handlers; each step passes the store kind it works on
+(``department``, ``cost_center``, ...). The decisions inside these steps are the methods of
+``ReferenceDataPolicy``; the handlers ask ``server.policy(ReferenceDataPolicy)`` for the one
+in force, which is where the faults of these resources (``faults/_reference_data.py``) plug
+in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
 from reference_server._errors import not_found
+from reference_server._policy import Policy
 from reference_server.domain import handles
 from reference_server.domain._common import drop_references, fetch, public, unique_or_409
 from reference_server.store import Record
@@ -27,81 +31,81 @@ _RESOURCES = {
 }
 
 
-def _list_scope(call: Call) -> str | None:
-    return None if call.server.faults.on("list-leaks-other-system") else call.system
+# -- the decisions inside the steps -----------------------------------------------------------
+class ReferenceDataPolicy(Policy):
+    """The decisions inside the steps of the name-only resources, each as the documents require.
+
+    One method per decision, named after what it decides; ``kind`` is the store kind of the
+    resource the step works on. Faults bend them by overriding (``reference_server/_policy.py``).
+    """
+
+    # Create and update.
+    def unique_fields(self, kind: str, name: str | None) -> dict[str, str]:
+        """The values kept unique per system on a write: the name, when there is one."""
+        return {} if name is None else {"name": name}
+
+    def name_after_update(self, kind: str, record: Record, sent: str | None) -> str | None:
+        """The name a PUT stores: the one it sent."""
+        return sent
+
+    def update_keeps_uuid(self, kind: str) -> bool:
+        """Whether a PUT rewrites the record in place, under its UUID."""
+        return True
+
+    def updated(self, kind: str, uuid: str) -> None:
+        """A PUT rewrote the record; nothing more to decide on the correct server."""
+
+    def acknowledgement(self, kind: str, uuid: str, name: str | None, status: int) -> Response:
+        """The answer to a create (201) or update (200): the plain acknowledgement."""
+        return ack(uuid, status)
+
+    # Reads.
+    def list_scope(self, system: str) -> str | None:
+        """The system whose records a list shows: the caller's own."""
+        return system
+
+    def listed(self, kind: str, record: Record) -> bool:
+        """Whether a stored record is in the list: every stored record is."""
+        return True
+
+    def list_body(self, kind: str, items: list[dict[str, Any]], query: Mapping[str, str]) -> Any:
+        """The list answer: a plain array of {uuid, name}, whatever the query says."""
+        return items
+
+    def readable(self, kind: str, record: Record) -> bool:
+        """Whether a stored record can be read, updated and deleted: every stored record can."""
+        return True
+
+    def read_body(self, kind: str, shown: dict[str, Any]) -> Any:
+        """The read answer: the record's {uuid, name}."""
+        return shown
+
+    # Delete.
+    def drops_references_on_delete(self, kind: str) -> bool:
+        """Whether a delete clears the persons' and users' references to the record."""
+        return True
+
+    def deleting(self, kind: str, system: str, uuid: str) -> None:
+        """What else a delete removes: nothing on the correct server."""
+
+    def keeps_deleted_record(self, kind: str, uuid: str) -> bool:
+        """Whether a deleted record stays in the store: no, the delete is hard."""
+        return False
 
 
-def _names(call: Call, name: str | None) -> dict[str, str]:
-    if name is None or call.server.faults.on("duplicate-names-allowed"):
-        return {}
-    return {"name": name}
-
-
-def _fault_check(call: Call, kind: str) -> Callable[[str], bool]:
-    """Whether the fault ``<resource>-<what>`` of this kind is on."""
-    slug = kind.replace("_", "-")
-    return lambda what: f"{slug}-{what}" in call.server.faults.active
-
-
-def _paging_honoured(call: Call, items: list[Any]) -> list[Any]:
-    """The list cut by start and limit, parameters these lists do not take."""
-    query = call.request.query_params
-    start = int(query.get("start", "0") or 0)
-    limit = int(query.get("limit", "0") or 0) or len(items)
-    return items[start : start + limit]
-
-
+# -- the steps --------------------------------------------------------------------------------
 def _list_items(call: Call, kind: str) -> Any:
-    faulty = _fault_check(call, kind)
-    records = [
-        r
-        for r in call.server.store.all(kind, _list_scope(call))
-        if not r.get("_deleted") or faulty("delete-still-listed")
-    ]
-    items: list[Any] = [{"uuid": r["uuid"], "name": r["name"]} for r in records]
-    if faulty("list-honours-paging"):
-        items = _paging_honoured(call, items)
-    if faulty("list-of-names"):
-        items = [item["name"] for item in items]
-    if faulty("list-wrapped"):
-        return {"entries": items}
-    return items
+    policy = call.server.policy(ReferenceDataPolicy)
+    records = call.server.store.all(kind, policy.list_scope(call.system))
+    items = [{"uuid": r["uuid"], "name": r["name"]} for r in records if policy.listed(kind, r)]
+    return policy.list_body(kind, items, call.request.query_params)
 
 
 def _one(call: Call, kind: str, what: str) -> Record:
     record = fetch(call, kind, call.path["uuid"], what)
-    if record.get("_deleted") and not _fault_check(call, kind)("delete-still-readable"):
+    if not call.server.policy(ReferenceDataPolicy).readable(kind, record):
         raise not_found(what)
     return record
-
-
-def _write_ack(call: Call, kind: str, uuid: str, name: str | None, status: int = 200) -> Response:
-    faulty = _fault_check(call, kind)
-    if faulty("write-returns-record"):
-        return reply(status, {"code": status, "message": "success", "uuid": uuid, "name": name})
-    if status == 201 and faulty("create-message-created"):
-        return ack(uuid, status, "created")
-    return ack(uuid, status)
-
-
-def _remove(call: Call, kind: str, record: Record) -> None:
-    """Delete the record outright (or, under the soft-delete faults, only mark it)."""
-    faulty = _fault_check(call, kind)
-    if faulty("delete-ignored"):
-        return
-    if faulty("delete-still-readable") or faulty("delete-still-listed"):
-        call.server.store.replace(kind, record["uuid"], {**record, "_deleted": True})
-        return
-    call.server.store.delete(kind, record["uuid"])
-
-
-def _drop_visits(call: Call, reason_uuid: str) -> None:
-    """Fault only: deleting a visit reason takes the visits recorded with it along."""
-    from reference_server.domain.visits import KIND
-
-    store = call.server.store
-    for visit in store.all(KIND, call.system, lambda r: r.get("visitReason") == reason_uuid):
-        store.delete(KIND, visit["uuid"])
 
 
 def _register(single: str, kind: str, holders: tuple[str, ...], field: str) -> None:
@@ -115,47 +119,43 @@ def _register(single: str, kind: str, holders: tuple[str, ...], field: str) -> N
     async def get_one(call: Call) -> Response:
         record = _one(call, kind, what)
         shown = {"uuid": record["uuid"], "name": record["name"]}
-        faulty = _fault_check(call, kind)
-        if faulty("read-carries-permissions"):
-            shown["permissions"] = []
-        return reply(200, [shown] if faulty("read-as-array") else shown)
+        return reply(200, call.server.policy(ReferenceDataPolicy).read_body(kind, shown))
 
     @handles(f"create{single}")
     async def create(call: Call) -> Response:
-        # A missing name only reaches here under the name-optional faults.
-        name = call.body.get("name")
+        # The validation seam has made sure of the name (a fault may let it be missing).
+        name, policy = call.body.get("name"), call.server.policy(ReferenceDataPolicy)
         with unique_or_409(what):
             uuid = call.server.store.insert(
-                kind, call.system, {"name": name}, unique=_names(call, name)
+                kind, call.system, {"name": name}, unique=policy.unique_fields(kind, name)
             )
-        return _write_ack(call, kind, uuid, name, 201)
+        return policy.acknowledgement(kind, uuid, name, 201)
 
     @handles(f"update{single}")
     async def update(call: Call) -> Response:
         record = _one(call, kind, what)
-        faulty = _fault_check(call, kind)
-        name = record["name"] if faulty("rename-ignored") else call.body.get("name")
-        store = call.server.store
+        policy = call.server.policy(ReferenceDataPolicy)
+        name = policy.name_after_update(kind, record, call.body.get("name"))
+        unique, store = policy.unique_fields(kind, name), call.server.store
         with store.transaction(), unique_or_409(what):
-            if faulty("update-recreates"):
+            if not policy.update_keeps_uuid(kind):
                 store.delete(kind, record["uuid"])
-                uuid = store.insert(kind, call.system, {"name": name}, unique=_names(call, name))
-                return _write_ack(call, kind, uuid, name)
-            store.replace(
-                kind, record["uuid"], {**public(record), "name": name}, unique=_names(call, name)
-            )
-        return _write_ack(call, kind, record["uuid"], name)
+                uuid = store.insert(kind, call.system, {"name": name}, unique=unique)
+                return policy.acknowledgement(kind, uuid, name, 200)
+            store.replace(kind, record["uuid"], {**public(record), "name": name}, unique=unique)
+            policy.updated(kind, record["uuid"])
+        return policy.acknowledgement(kind, record["uuid"], name, 200)
 
     @handles(f"delete{single}")
     async def delete(call: Call) -> Response:
         record = _one(call, kind, what)
-        faulty = _fault_check(call, kind)
+        policy = call.server.policy(ReferenceDataPolicy)
         with call.server.store.transaction():
-            if not faulty("delete-keeps-links"):
+            if policy.drops_references_on_delete(kind):
                 drop_references(call, holders, field, record["uuid"])
-            if faulty("delete-removes-visits"):
-                _drop_visits(call, record["uuid"])
-            _remove(call, kind, record)
+            policy.deleting(kind, call.system, record["uuid"])
+            if not policy.keeps_deleted_record(kind, record["uuid"]):
+                call.server.store.delete(kind, record["uuid"])
         return ack(record["uuid"])
 
 

@@ -1,58 +1,111 @@
-"""Roles: one administrator and one default role per system; refusals ride in a 200 body."""
+"""Roles: one administrator and one default role per system; refusals ride in a 200 body.
+
+The decisions inside these steps are the methods of ``RolePolicy``; the handlers ask
+``server.policy(RolePolicy)`` for the one in force, which is where the role faults
+(``faults/_reference_data.py``) plug in. This module holds the correct behaviour only.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
-from reference_server._errors import invalid_fields
+from reference_server._policy import Policy
 from reference_server.domain import handles
 from reference_server.domain._common import fetch, public, unique_or_409
+from reference_server.store import Record
 
 
-def _shape(call: Call, record: dict) -> dict:
-    default = bool(record.get("default"))
-    shown = {"uuid": record["uuid"], "name": record["name"], "default": default}
-    if call.server.faults.on("role-default-as-text"):
-        shown["default"] = str(default).lower()
-    if "_permissions" in record:  # only stored under role-permissions-stored
-        shown["permissions"] = record["_permissions"]
-    return shown
+# -- the decisions inside the steps -----------------------------------------------------------
+class RolePolicy(Policy):
+    """The decisions inside the role steps, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    # Read shape.
+    def shown(self, record: Record) -> dict[str, Any]:
+        """A role as read and listed: uuid, name and the default flag as a boolean."""
+        return {
+            "uuid": record["uuid"],
+            "name": record["name"],
+            "default": bool(record.get("default")),
+        }
+
+    # Create.
+    def default_on_create(self, body: dict[str, Any]) -> bool:
+        """Whether a created role is the default one (``default`` may be left out: false)."""
+        return bool(body.get("default", False))
+
+    def created(self, uuid: str, body: dict[str, Any]) -> None:
+        """A role was stored; a new role has no permissions, so nothing more is kept."""
+
+    def create_message(self) -> str:
+        """The message of a create's acknowledgement."""
+        return "success"
+
+    # The default flag.
+    def moves_default_flag(self) -> bool:
+        """Whether flagging a role default unflags the previous default (one default a system)."""
+        return True
+
+    # Delete.
+    def administrator_protected(self) -> bool:
+        """Whether deleting the administrator role is refused (417)."""
+        return True
+
+    def default_protected(self) -> bool:
+        """Whether deleting the default role is refused (424)."""
+        return True
+
+    def refusal(self, code: int, uuid: str) -> Response:
+        """A refused delete: the refusal code in a 200 body."""
+        return reply(200, {"code": code, "message": "failed", "uuid": uuid})
+
+    def removes_deleted_role(self) -> bool:
+        """Whether an accepted delete removes the role."""
+        return True
 
 
+# -- the steps --------------------------------------------------------------------------------
 def _take_default_flag(call: Call, keep: str) -> None:
     """A system has one default role: flagging one unflags the others."""
-    if call.server.faults.on("default-flag-not-moved"):
+    if not call.server.policy(RolePolicy).moves_default_flag():
         return
     store = call.server.store
-    for role in store.all("role", call.system, lambda r: r.get("default") and r["uuid"] != keep):
+    for role in store.all(
+        "role", call.system, lambda r: bool(r.get("default")) and r["uuid"] != keep
+    ):
         store.replace("role", role["uuid"], {**role, "default": False})
 
 
 @handles("listRoles")
 async def list_roles(call: Call) -> Response:
-    return reply(200, [_shape(call, r) for r in call.server.store.all("role", call.system)])
+    policy = call.server.policy(RolePolicy)
+    return reply(200, [policy.shown(r) for r in call.server.store.all("role", call.system)])
 
 
 @handles("getRole")
 async def get_role(call: Call) -> Response:
-    return reply(200, _shape(call, fetch(call, "role", call.path["uuid"])))
+    record = fetch(call, "role", call.path["uuid"])
+    return reply(200, call.server.policy(RolePolicy).shown(record))
 
 
 @handles("createRole")
 async def create_role(call: Call) -> Response:
-    faults = call.server.faults
-    if "default" not in call.body and faults.on("role-default-required"):
-        raise invalid_fields({"default": "is required"})
-    name, default = call.body["name"], bool(call.body.get("default", False))
-    data: dict = {"name": name, "default": default}
-    if "permissions" in call.body and faults.on("role-permissions-stored"):
-        data["_permissions"] = call.body["permissions"]
+    policy = call.server.policy(RolePolicy)
+    default = policy.default_on_create(call.body)
+    name = call.body["name"]
     with call.server.store.transaction(), unique_or_409("role"):
+        data = {"name": name, "default": default}
         uuid = call.server.store.insert("role", call.system, data, unique={"name": name})
+        policy.created(uuid, call.body)
         if default:
             _take_default_flag(call, uuid)
-    return ack(uuid, 201, "created" if faults.on("role-create-message-created") else "success")
+    return ack(uuid, 201, policy.create_message())
 
 
 @handles("updateRole")
@@ -74,21 +127,15 @@ async def update_role(call: Call) -> Response:
     return ack(record["uuid"])
 
 
-def _refusal(call: Call, code: int) -> Response:
-    if code == 412 and call.server.faults.on("role-refusal-http-status"):
-        return reply(412, {"code": 412, "reason": "412 - Precondition Failed - role in use"})
-    return reply(200, {"code": code, "message": "failed", "uuid": call.path["uuid"]})
-
-
 @handles("deleteRole")
 async def delete_role(call: Call) -> Response:
-    record = fetch(call, "role", call.path["uuid"])
-    if record.get("_administrator") and not call.server.faults.on("admin-role-deletable"):
-        return _refusal(call, 417)
-    if record.get("default") and not call.server.faults.on("default-role-deletable"):
-        return _refusal(call, 424)
+    record, policy = fetch(call, "role", call.path["uuid"]), call.server.policy(RolePolicy)
+    if record.get("_administrator") and policy.administrator_protected():
+        return policy.refusal(417, call.path["uuid"])
+    if record.get("default") and policy.default_protected():
+        return policy.refusal(424, call.path["uuid"])
     if call.server.store.all("user", call.system, lambda u: u.get("role") == record["uuid"]):
-        return _refusal(call, 412)
-    if not call.server.faults.on("role-delete-keeps-role"):
+        return policy.refusal(412, call.path["uuid"])
+    if policy.removes_deleted_role():
         call.server.store.delete("role", record["uuid"])
     return ack(record["uuid"])

@@ -1,19 +1,26 @@
-"""Vehicles: read-only and paged; plates and VINs are kept without spaces or punctuation."""
+"""Vehicles: read-only and paged; plates and VINs are kept without spaces or punctuation.
+
+The decisions inside these steps are the methods of ``VehiclePolicy``; the handler asks
+``server.policy(VehiclePolicy)`` for the one in force, which is where the vehicle faults
+(``faults/_reference_data.py``) plug in. This module holds the correct behaviour only.
+"""
 
 from __future__ import annotations
 
-import json
 import re
-import uuid as uuidlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from starlette.requests import Request
 from starlette.responses import Response
 
-from reference_server._call import Call, ack, reply
-from reference_server._state import Server
+from reference_server._call import Call
+from reference_server._policy import Policy
 from reference_server.domain import handles
 from reference_server.domain._common import paged, public
+
+if TYPE_CHECKING:
+    # Annotations only: the fault package imports this module for its policy, and the server
+    # state imports the fault package.
+    from reference_server._state import Server
 
 
 def normalise_plate(value: str | None) -> str | None:
@@ -28,41 +35,30 @@ def store_vehicle(server: Server, system: str, data: dict[str, Any]) -> str:
     return server.store.insert("vehicle", system, data)
 
 
-def _shown(server: Server, vehicle: dict[str, Any]) -> dict[str, Any]:
-    if server.faults.on("plates-keep-spaces"):
-        return vehicle
-    return {
-        **vehicle,
-        "licensePlate": normalise_plate(vehicle.get("licensePlate")),
-        "vin": normalise_plate(vehicle.get("vin")),
-    }
+# -- the decisions inside the steps -----------------------------------------------------------
+class VehiclePolicy(Policy):
+    """The decisions inside the vehicle list, each answering what the documents require.
+
+    One method per decision, named after what it decides; faults bend them by overriding
+    (``reference_server/_policy.py`` describes how).
+    """
+
+    def shown(self, vehicle: dict[str, Any]) -> dict[str, Any]:
+        """A vehicle as listed: plate and VIN without spaces or punctuation."""
+        return {
+            **vehicle,
+            "licensePlate": normalise_plate(vehicle.get("licensePlate")),
+            "vin": normalise_plate(vehicle.get("vin")),
+        }
+
+    def page(self, vehicles: list[dict[str, Any]], start: int, limit: int) -> Response:
+        """The paged answer: rows from the zero-based ``start``, which startIndex repeats."""
+        return paged(vehicles, start, limit)
 
 
+# -- the steps --------------------------------------------------------------------------------
 @handles("listVehicles")
 async def list_vehicles(call: Call) -> Response:
-    vehicles = [
-        _shown(call.server, public(v)) for v in call.server.store.all("vehicle", call.system)
-    ]
-    start, faults = call.query["start"], call.server.faults
-    if faults.on("vehicle-start-one-based"):
-        answer = paged(vehicles[max(start - 1, 0) :], 0, call.query["limit"])
-        body = json.loads(bytes(answer.body))
-        return reply(200, {**body, "startIndex": start, "totalCount": len(vehicles)})
-    if faults.on("vehicle-start-index-zero"):
-        return paged(vehicles[start:], 0, call.query["limit"])
-    return paged(vehicles, start, call.query["limit"])
-
-
-_VEHICLES = re.compile(r"/api/ws/v1/vehicles(?:/([^/]+))?/?")
-
-
-def acknowledged_write(request: Request) -> Response | None:
-    """Fault ``vehicle-writes-acknowledged`` only: a write to a vehicle path that the spec does
-    not have is answered with a success acknowledgement (nothing is stored)."""
-    found = _VEHICLES.fullmatch(request.url.path)
-    if found is None or request.method not in ("POST", "PUT", "DELETE"):
-        return None
-    target = found.group(1)
-    if (request.method == "POST") != (target is None):
-        return None
-    return ack(target or str(uuidlib.uuid4()), 201 if target is None else 200)
+    policy = call.server.policy(VehiclePolicy)
+    vehicles = [policy.shown(public(v)) for v in call.server.store.all("vehicle", call.system)]
+    return policy.page(vehicles, call.query["start"], call.query["limit"])

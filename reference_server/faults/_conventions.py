@@ -23,6 +23,8 @@ from reference_server._shaping import ShapingPolicy
 from reference_server._validation import ValidationPolicy
 from reference_server.domain._common import RecordPolicy
 from reference_server.domain.invites import DENIED_KIND, VISITOR_FIELDS, InvitePolicy
+from reference_server.domain.locations import LocationPolicy
+from reference_server.domain.reference_data import ReferenceDataPolicy
 from reference_server.faults._model import fault, overrides, swap
 
 if TYPE_CHECKING:
@@ -166,7 +168,10 @@ class _CrossSystemRead(RecordPolicy):
         return None
 
 
-fault("list-leaks-other-system", "CONV-SYSTEM-SCOPE-LISTS", "name lists include other systems")
+@overrides("list-leaks-other-system", "CONV-SYSTEM-SCOPE-LISTS", "name lists include other systems")
+class _ListLeaksOtherSystem(ReferenceDataPolicy):
+    def list_scope(self, system: str) -> str | None:
+        return None
 
 
 @overrides(
@@ -264,9 +269,12 @@ class _BodyUuidWins(RequestPolicy):
         return path
 
 
-fault(
+@overrides(
     "location-delete-kept", "CONV-HARD-DELETE", "deleteLocation acknowledges but keeps the record"
 )
+class _LocationDeleteKept(LocationPolicy):
+    def removes_deleted_location(self) -> bool:
+        return False
 
 
 @overrides(

@@ -21,14 +21,19 @@ from reference_server._state import Server
 from reference_server._time import format_instant
 from reference_server._validation import ValidationPolicy
 from reference_server.domain._common import RecordPolicy
+from reference_server.domain.access_control import AccessControlPolicy
 from reference_server.domain.credentials import CredentialPolicy
 from reference_server.domain.files import FilePolicy
 from reference_server.domain.invite_list import InviteListPolicy
 from reference_server.domain.invites import InvitePolicy
+from reference_server.domain.locations import LocationPolicy
 from reference_server.domain.media_links import MediaLinkPolicy
 from reference_server.domain.persons import PersonPolicy
 from reference_server.domain.photos import PhotoPolicy
+from reference_server.domain.reference_data import ReferenceDataPolicy
+from reference_server.domain.roles import RolePolicy
 from reference_server.domain.users import UserPolicy
+from reference_server.domain.vehicles import VehiclePolicy
 from reference_server.domain.virtual_reader import VirtualReaderPolicy
 from reference_server.domain.visits import VisitPolicy
 from reference_server.domain.watchlist_match import WatchlistMatchPolicy
@@ -54,6 +59,11 @@ CONVERTED = (
     "reference_server/domain/invites.py",
     "reference_server/domain/invite_list.py",
     "reference_server/domain/visits.py",
+    "reference_server/domain/reference_data.py",
+    "reference_server/domain/roles.py",
+    "reference_server/domain/locations.py",
+    "reference_server/domain/access_control.py",
+    "reference_server/domain/vehicles.py",
     "reference_server/domain/virtual_reader.py",
     "reference_server/hardware/readers.py",
     "reference_server/webhooks/dispatcher.py",
@@ -76,6 +86,11 @@ POLICIES = (
     InvitePolicy,
     InviteListPolicy,
     VisitPolicy,
+    ReferenceDataPolicy,
+    RolePolicy,
+    LocationPolicy,
+    AccessControlPolicy,
+    VehiclePolicy,
     VirtualReaderPolicy,
     ReaderPolicy,
     WebhookPolicy,
