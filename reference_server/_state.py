@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
+from reference_server._events import EventBus
 from reference_server._policy import P, compose
 from reference_server._trails import record_audit, record_relay  # noqa: F401  (moved; re-exported)
 from reference_server.clock import Clock
-from reference_server.faults import Faults
+from reference_server.faults._model import Faults
 from reference_server.rate_bucket import DOCUMENTED, BucketSize, RateBuckets
 from reference_server.store import Store
 
@@ -20,6 +22,20 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "location_name_tolerant": False,
     "mandatory_visitor_fields": ["firstName"],
 }
+
+T = TypeVar("T")
+# What the parts (hardware, virtual readers, webhooks) register when they are installed:
+# a step of provisioning, and an addition to the target profile.
+Provisioner = Callable[["Server"], None]
+ProfileExtender = Callable[["Server", dict[str, Any]], None]
+
+
+class Worker(Protocol):
+    """A background worker run with the ASGI lifespan."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 @dataclass
@@ -62,23 +78,31 @@ class Server:
     # State the policy overrides of active faults keep between calls, by the fault's own key
     # (see ``Policy.memory``); the correct server never reads it.
     fault_memory: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
+    # Domain events (``_events.py``): the domain publishes, the installed parts subscribe.
+    events: EventBus = field(default_factory=EventBus, init=False)
+    # Later parts (hardware, virtual readers, webhooks) extend provisioning and the profile.
+    provisioners: list[Provisioner] = field(default_factory=list, init=False)
+    profile_extenders: list[ProfileExtender] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         self.buckets = RateBuckets(self.clock.timestamp, self._bucket_size)
-        self._background: list[Any] = []
-        self._clock_listeners: list[Any] = []
-        # Later parts (hardware, virtual readers, webhooks) extend provisioning and the profile.
-        self.provisioners: list[Any] = []
-        self.profile_extenders: list[Any] = []
+        self._background: list[Worker] = []
+        # One object of each kind a part keeps per server (``part``).
+        self._parts: dict[type, object] = {}
 
     def policy(self, policy: type[P]) -> P:
         """The domain policy in force now: ``policy`` with the active faults' overrides."""
         return compose(policy, self.faults.overrides_of(policy))(self)
 
-    def on_clock_change(self, listener: Any) -> None:
-        self._clock_listeners.append(listener)
+    def part(self, kind: type[T], make: Callable[[], T]) -> T:
+        """This server's one ``kind`` (a dispatcher, a throttle), made by ``make`` at first ask."""
+        found = self._parts.get(kind)
+        if found is None:
+            # setdefault: two threads making it at once end up sharing the first one stored.
+            found = self._parts.setdefault(kind, make())
+        return cast("T", found)
 
-    def add_background(self, worker: Any) -> None:
+    def add_background(self, worker: Worker) -> None:
         """Register a worker with ``start()`` and ``stop()`` run with the ASGI lifespan."""
         self._background.append(worker)
 
@@ -125,19 +149,6 @@ class Server:
         merged = {**self.settings, **changes}
         self.store.set_meta("settings", json.dumps(merged))
         return merged
-
-    # -- hooks filled in by the hardware and webhook parts ---------------------------------
-    def on_clock_moved(self) -> None:
-        """Re-derive everything that depends on the clock (credential windows)."""
-        for listener in self._clock_listeners:
-            listener()
-
-    def controller_credentials(self) -> list[dict[str, Any]]:
-        return []
-
-    def configure_webhooks(self, settings: dict[str, Any]) -> dict[str, Any]:
-        self.store.set_meta("webhook_integration", json.dumps(settings))
-        return settings
 
     def key_by_value(self, value: str) -> ApiKey | None:
         for system in self.systems():

@@ -15,6 +15,7 @@ import yaml
 
 import spec
 from reference_server._state import Server
+from reference_server.domain.vehicles import store_vehicle
 from reference_server.rate_bucket import DOCUMENTED, RAISED
 
 ALWAYS = {"schedule": "always"}
@@ -42,8 +43,6 @@ def _key(server: Server, system: str, name: str, permissions: frozenset[str], **
 
 
 def _vehicles(server: Server, system: str, count: int) -> None:
-    from reference_server.domain.vehicles import store_vehicle
-
     makes = [("Toyota", "Corolla"), ("Volkswagen", "Polo"), ("Ford", "Ranger"), ("BMW", "X3")]
     for i in range(count):
         make, model = makes[i % len(makes)]

@@ -13,10 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import uvicorn
 import yaml
 
 import spec
+from reference_server import bootstrap, extensions
+from reference_server._http import uvicorn_options
 from reference_server._state import Server
+from reference_server.app import create_app
 from reference_server.faults import CATALOGUE, Faults
 from reference_server.rate_bucket import DOCUMENTED, RAISED
 from reference_server.store import Store
@@ -30,8 +34,6 @@ def build_server(
     ``documented_buckets`` puts every key and every failed-authentication bucket on the
     documented bucket, as a staging system enforces it, instead of the demo's raised quotas.
     """
-    from reference_server import bootstrap, extensions
-
     # Failed authentications from one address share a bucket; the demo raises it so a
     # suite's many deliberate 401s are not paced (the profile says so). Unknown key values
     # keep the documented bucket each, which is how the 400-unit cost stays observable.
@@ -149,12 +151,6 @@ def serve(
     *,
     documented_buckets: bool = False,
 ) -> int:
-    import uvicorn
-
-    from reference_server import bootstrap
-    from reference_server._http import uvicorn_options
-    from reference_server.app import create_app
-
     server = build_server(db, faults, documented_buckets=documented_buckets)
     # An explicit TCP protocol number matters: asyncio switches Nagle's algorithm off only for
     # sockets that declare IPPROTO_TCP, and with it on every answer waits ~40 ms for an ACK.

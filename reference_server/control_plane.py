@@ -23,8 +23,10 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from reference_server._crypto import equal
+from reference_server._events import ClockMoved
 from reference_server._state import Server
 from reference_server._time import format_instant, parse_instant
+from reference_server.hardware import controllers
 from reference_server.webhooks import dispatcher
 
 
@@ -69,7 +71,7 @@ def build_control_plane(server: Server, api: Any = None) -> Starlette:
                 server.clock.advance(float(body["advance_seconds"]))
             else:
                 raise ValueError("give now or advance_seconds")
-            server.on_clock_moved()
+            server.events.publish(ClockMoved())
         return JSONResponse({"now": format_instant(server.clock.now())})
 
     async def settings(request: Request) -> JSONResponse:
@@ -86,7 +88,7 @@ def build_control_plane(server: Server, api: Any = None) -> Starlette:
             # What the admin screen shows: lets a suite restore the integration it changes.
             return JSONResponse(dispatcher.shown(server))
         body = await body_of(request)
-        return JSONResponse(server.configure_webhooks(body))
+        return JSONResponse(dispatcher.configure(server, body))
 
     def listing(kind: str) -> Any:
         async def handler(request: Request) -> JSONResponse:
@@ -95,7 +97,7 @@ def build_control_plane(server: Server, api: Any = None) -> Starlette:
         return handler
 
     async def controller_credentials(request: Request) -> JSONResponse:
-        return JSONResponse(server.controller_credentials())
+        return JSONResponse(controllers.listing(server))
 
     async def faults(request: Request) -> JSONResponse:
         # The self-check switches faults between groups of tests instead of restarting.

@@ -1,21 +1,17 @@
-"""Parts of the server that hook into provisioning, the clock and the profile.
+"""Parts of the server that hook into provisioning, the profile and the domain's events.
 
-Hardware, virtual readers and webhooks install themselves here so the core stays small.
+Hardware, virtual readers and webhooks install themselves here so the core stays small: each
+``install`` registers typed hooks on the server (provisioners, profile extenders, background
+workers) and subscribes to the domain events it follows (``reference_server/_events.py``).
 """
 
 from __future__ import annotations
 
-import importlib
-
 from reference_server._state import Server
-
-_PARTS: tuple[str, ...] = (
-    "reference_server.hardware.controllers",
-    "reference_server.hardware.readers",
-    "reference_server.webhooks.dispatcher",
-)
+from reference_server.hardware import controllers, readers
+from reference_server.webhooks import dispatcher
 
 
 def install(server: Server) -> None:
-    for name in _PARTS:
-        importlib.import_module(name).install(server)
+    for part in (controllers, readers, dispatcher):
+        part.install(server)

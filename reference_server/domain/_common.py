@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.responses import Response
 
+import spec
 from reference_server._call import Call, reply
 from reference_server._errors import ApiError, invalid_fields, not_found
 from reference_server._policy import Policy
@@ -106,8 +107,6 @@ def pick(body: Mapping[str, Any], fields: list[str] | tuple[str, ...]) -> dict[s
 
 def schema_fields(schema_name: str) -> list[str]:
     """Property names of a component schema (the spec decides what a record holds)."""
-    import spec
-
     schema = spec.openapi()["components"]["schemas"][schema_name]
     return list(schema.get("properties", {}))
 

@@ -4,8 +4,9 @@ A credential belongs to one person, one user or (issued by an invitation) one vi
 explicit status (DISABLED, DELETED, LOST, STOLEN, DESTROYED) is stored and read as stored.
 VALID, ACTIVE and EXPIRED are the window-driven lifecycle: the record keeps the one that held
 at its last write, but every read re-derives it from the validity window on the server clock,
-so the window opening or closing needs no write. Every write ends with a hardware sync, which
-leaves the simulated controllers holding exactly the ACTIVE credentials.
+so the window opening or closing needs no write. Every write ends by publishing
+``CredentialsChanged``; the simulated controllers follow it at once and hold exactly the
+ACTIVE credentials.
 
 Choices where the documents are silent:
 - ``enabled: false`` on create stores the credential DISABLED. Any explicit status reads
@@ -33,6 +34,7 @@ from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
 from reference_server._errors import ApiError, invalid_fields, not_found
+from reference_server._events import CredentialsChanged
 from reference_server._policy import Policy
 from reference_server._time import format_instant, parse_instant
 from reference_server.domain import handles
@@ -172,12 +174,13 @@ class CredentialPolicy(Policy):
 
 
 # -- cross-module functions ------------------------------------------------------------------
-def sync_hardware(server: Server, system: str) -> None:
-    """Push the system's credentials to its controllers (they then hold exactly the ACTIVE ones)."""
-    from reference_server.hardware import controllers
+def announce_change(server: Server, system: str) -> None:
+    """Announce that the system's credentials or their holders changed (``CredentialsChanged``).
 
-    if server.policy(CredentialPolicy).writes_reach_hardware():
-        controllers.sync(server, system)
+    The controllers follow it within the same call, so they hold exactly the ACTIVE ones when
+    the write answers.
+    """
+    server.events.publish(CredentialsChanged(system))
 
 
 def unlink_holder(server: Server, system: str, holder_uuid: str) -> None:
@@ -186,7 +189,7 @@ def unlink_holder(server: Server, system: str, holder_uuid: str) -> None:
     with store.transaction():
         for record in store.all(KIND, system, lambda r: r.get("holderUuid") == holder_uuid):
             store.replace(KIND, record["uuid"], {**record, "holderUuid": None, "_holderKind": None})
-        sync_hardware(server, system)
+        announce_change(server, system)
 
 
 def revoke(server: Server, system: str, credential_uuid: str) -> None:
@@ -197,7 +200,7 @@ def revoke(server: Server, system: str, credential_uuid: str) -> None:
         if record is None or record.get("status") in NOT_LIVE:
             return
         store.replace(KIND, credential_uuid, {**record, "status": "DISABLED", "enabled": False})
-        sync_hardware(server, system)
+        announce_change(server, system)
 
 
 def visitor_acls(server: Server, system: str) -> list[str]:
@@ -268,7 +271,7 @@ def issue_visitor_credential(
         }
         record["status"] = _lifecycle_status(server, record)
         uuid = server.store.insert(KIND, system, record, unique=_unique(record))
-        sync_hardware(server, system)
+        announce_change(server, system)
     return uuid, code
 
 
@@ -358,7 +361,7 @@ async def create_credential(call: Call) -> Response:
     with store.transaction(), unique_or_409("credential"):
         uuid = store.insert(KIND, call.system, record, unique=_unique(record))
         policy.created(call.system, uuid, record)
-        sync_hardware(call.server, call.system)
+        announce_change(call.server, call.system)
     return ack(uuid, 201)
 
 
@@ -404,7 +407,7 @@ async def update_credential(call: Call) -> Response:
             store.replace(KIND, record["uuid"], new, unique=_unique_after_delete(policy))
         else:
             store.delete(KIND, record["uuid"])
-        sync_hardware(call.server, call.system)
+        announce_change(call.server, call.system)
     return ack(record["uuid"])
 
 
@@ -419,7 +422,7 @@ async def delete_credential(call: Call) -> Response:
             store.replace(KIND, record["uuid"], deleted, unique=_unique_after_delete(policy))
         else:
             store.delete(KIND, record["uuid"])
-        sync_hardware(call.server, call.system)
+        announce_change(call.server, call.system)
     return ack(record["uuid"])
 
 

@@ -39,6 +39,7 @@ from reference_server._call import Call, ack
 from reference_server._errors import ApiError, invalid_fields, not_found
 from reference_server._policy import Policy
 from reference_server.domain import handles
+from reference_server.domain.media_links import links_for
 from reference_server.store import Duplicate, Record
 
 if TYPE_CHECKING:
@@ -460,8 +461,6 @@ def remove_photo(server: Server, photo_id: str | None) -> None:
 
 def media_links(server: Server, photo_id: str | None) -> dict[str, str | None]:
     """Signed links (30 days) to a photo and its thumbnail; both ``None`` without a photo."""
-    from reference_server.domain.media_links import links_for
-
     if not photo_id:
         return {"photo": None, "thumbnail": None}
     return links_for(server, photo_id)

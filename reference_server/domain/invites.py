@@ -54,7 +54,7 @@ from reference_server._time import (
     parse_instant,
 )
 from reference_server._validation import is_uuid
-from reference_server.domain import handles
+from reference_server.domain import credentials, handles
 from reference_server.domain._common import schema_fields
 from reference_server.domain.visits import (
     CREATED,
@@ -301,25 +301,23 @@ def _visitor_for(call: Call, visit: Mapping[str, Any], reuse: str | None = None)
 
 
 def _issue(call: Call, visit: Record) -> dict[str, Any]:
-    from reference_server.domain.credentials import issue_visitor_credential
-
     activation = call.server.policy(InvitePolicy).credential_activation(visit)
     visit = {**visit, "activation": activation}
-    credential, code = issue_visitor_credential(call.server, call.system, visit, visit["type"])
+    credential, code = credentials.issue_visitor_credential(
+        call.server, call.system, visit, visit["type"]
+    )
     return {"_credential": credential, "accessCode": None if code is None else str(code)}
 
 
 def _retime(call: Call, credential_uuid: str | None, visit: Mapping[str, Any]) -> None:
     """Give the visit's existing credential the visit's new window."""
-    from reference_server.domain import credentials
-
     store = call.server.store
     record = store.get("credential", credential_uuid, call.system) if credential_uuid else None
     if record is None:
         return
     window = {"activeDate": visit["activation"], "expiryDate": visit["expiry"]}
     store.replace("credential", record["uuid"], {**record, **window})
-    credentials.sync_hardware(call.server, call.system)
+    credentials.announce_change(call.server, call.system)
 
 
 def _links(call: Call, visit: Mapping[str, Any]) -> dict[str, Any]:
@@ -391,9 +389,7 @@ def _apply(call: Call, record: Record, values: Mapping[str, Any]) -> None:
         if changed["type"] != record["type"]:
             old = record.get("_credential")
             if old:
-                from reference_server.domain.credentials import revoke
-
-                revoke(server, call.system, old)
+                credentials.revoke(server, call.system, old)
             changed.update(_issue(call, changed))
         elif (changed["activation"], changed["expiry"]) != (record["activation"], record["expiry"]):
             _retime(call, record.get("_credential"), changed)

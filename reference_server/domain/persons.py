@@ -19,7 +19,7 @@ from starlette.responses import Response
 from reference_server._call import Call, ack, reply
 from reference_server._errors import ApiError, invalid_fields, not_found
 from reference_server._policy import Policy
-from reference_server.domain import handles
+from reference_server.domain import credentials, files, handles
 from reference_server.domain._common import (
     check_references,
     fetch,
@@ -64,8 +64,6 @@ def claim_photo(call: Call, body: Mapping[str, Any], current: str | None) -> str
     staged = body.get("photoUuid")
     if staged is None:
         return current
-    from reference_server.domain import files
-
     claimed = files.claim(call, staged)
     # The replaced photo belongs to nobody any more.
     files.remove_photo(call.server, current)
@@ -74,16 +72,12 @@ def claim_photo(call: Call, body: Mapping[str, Any], current: str | None) -> str
 
 async def prepare_photo(call: Call) -> None:
     """Render the body's staged photo off the event loop before the write's transaction."""
-    from reference_server.domain import files
-
     await files.prepare_claim(call, call.body.get("photoUuid"))
 
 
 def drop_photo(call: Call, record: Record) -> None:
     """Forget the photo of a record that is being deleted."""
     if record.get("photoId"):
-        from reference_server.domain import files
-
         files.remove_photo(call.server, record["photoId"])
 
 
@@ -92,8 +86,6 @@ def photo_fields(call: Call, record: Record) -> dict[str, Any]:
     photo_id = record.get("photoId")
     links: dict[str, Any] = {"photo": None, "thumbnail": None}
     if photo_id:
-        from reference_server.domain import files
-
         links = dict(files.media_links(call.server, photo_id))
     return {"hasPhoto": bool(photo_id), "photoId": photo_id, **links}
 
@@ -327,8 +319,6 @@ async def update_person(call: Call) -> Response:
 @handles("deletePerson")
 async def delete_person(call: Call) -> Response:
     record = _live(call)
-    from reference_server.domain import credentials
-
     server, store = call.server, call.server.store
     policy = server.policy(PersonPolicy)
     if policy.kept_on_delete(call.system, record):
@@ -342,7 +332,7 @@ async def delete_person(call: Call) -> Response:
         policy.holder_deleted(call.system, held)
         # Withdraw the person from the hardware (phonebooks, QR code) before the record goes.
         store.replace("person", record["uuid"], {**record, "_qrCode": None})
-        credentials.sync_hardware(server, call.system)
+        credentials.announce_change(server, call.system)
         drop_photo(call, record)
         store.delete("person", record["uuid"])
     return ack(record["uuid"])

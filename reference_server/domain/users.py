@@ -23,7 +23,7 @@ from reference_server._call import Call, ack, reply
 from reference_server._errors import conflict
 from reference_server._policy import Policy
 from reference_server._time import format_instant, parse_instant
-from reference_server.domain import handles
+from reference_server.domain import credentials, handles, invites
 from reference_server.domain._common import (
     check_references,
     fetch,
@@ -352,8 +352,6 @@ async def update_user(call: Call) -> Response:
 @handles("deleteUser")
 async def delete_user(call: Call) -> Response:
     record = fetch(call, "user", call.path["uuid"])
-    from reference_server.domain import credentials, invites
-
     server, store = call.server, call.server.store
     policy = server.policy(UserPolicy)
     if policy.keeps_deleted_account():
@@ -371,7 +369,7 @@ async def delete_user(call: Call) -> Response:
         store.replace(
             "user", record["uuid"], {**record, "_qrCode": None, "_sessions_revoked_at": revoked}
         )
-        credentials.sync_hardware(server, call.system)
+        credentials.announce_change(server, call.system)
         drop_photo(call, record)
         store.delete("user", record["uuid"])
     return ack(record["uuid"])
@@ -405,8 +403,6 @@ async def disable_user(call: Call) -> Response:
 
 
 def _hosted(call: Call, user_uuid: str) -> list[dict[str, Any]]:
-    from reference_server.domain import invites
-
     return list(invites.hosted_by(call.server, call.system, user_uuid))
 
 

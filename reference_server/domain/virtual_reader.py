@@ -81,11 +81,8 @@ class ReaderThrottle:
 
 
 def _throttle(server: Server) -> ReaderThrottle:
-    # Handlers run on the event loop one at a time, so plain attribute state is safe.
-    found = server.__dict__.get("_reader_throttle")
-    if found is None:
-        found = server.__dict__["_reader_throttle"] = ReaderThrottle()
-    return found
+    # Handlers run on the event loop one at a time, so its plain state is safe.
+    return server.part(ReaderThrottle, ReaderThrottle)
 
 
 # -- the decisions inside the steps -----------------------------------------------------------

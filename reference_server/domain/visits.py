@@ -12,7 +12,8 @@ are terminal: reaching one revokes the visitor credential. VISITOR_ON_SITE, VISI
 and VISITOR_HOSTED are never reached through this interface.
 
 :func:`move` is the single place a visit changes status: it stamps arrivedAt/leftAt, revokes
-the credential of an ended visit and hands the event to the webhook dispatcher.
+the credential of an ended visit and publishes ``VisitChanged`` (the webhook dispatcher
+subscribes to it).
 
 Check-in (through changeInviteStatus or a reader grant, :func:`on_grant`) consults every
 enabled watchlist again. A match does not admit the visitor: the visit moves to VISIT_DENIED
@@ -28,10 +29,13 @@ from starlette.responses import Response
 
 from reference_server._call import Call, ack, reply
 from reference_server._errors import ApiError, conflict, not_found
+from reference_server._events import VisitChanged
 from reference_server._policy import Policy
 from reference_server._time import format_instant
 from reference_server.domain import handles
 from reference_server.domain._common import fetch, public
+from reference_server.domain.credentials import announce_change, revoke
+from reference_server.domain.watchlists import find_matches
 from reference_server.store import Record
 
 if TYPE_CHECKING:
@@ -76,10 +80,8 @@ class VisitPolicy(Policy):
 
 # -- events -------------------------------------------------------------------------------
 def emit(server: Server, system: str, status: str, visit: Mapping[str, Any]) -> None:
-    """Hand one visit event to the webhook dispatcher (it queues; nothing blocks here)."""
-    from reference_server.webhooks import emit as send
-
-    send(server, system, status, dict(visit))
+    """Publish one visit event (the webhook dispatcher queues it; nothing blocks here)."""
+    server.events.publish(VisitChanged(system, status, dict(visit)))
 
 
 # -- watchlists ---------------------------------------------------------------------------
@@ -101,8 +103,6 @@ def watchlist_details(visit: Mapping[str, Any]) -> dict[str, Any]:
 
 def on_watchlist(server: Server, system: str, visit: Mapping[str, Any]) -> bool:
     """Whether the visitor matches an entry of an enabled watchlist of the system."""
-    from reference_server.domain.watchlists import find_matches
-
     details = watchlist_details(visit)
     enabled_only = server.policy(VisitPolicy).consults_enabled_watchlists_only()
     return bool(details) and bool(find_matches(server, system, details, enabled_only=enabled_only))
@@ -117,8 +117,6 @@ def allowed(server: Server, current: str | None, target: str) -> bool:
 def _revoke(server: Server, system: str, credential_uuid: str | None) -> None:
     if not credential_uuid:
         return
-    from reference_server.domain.credentials import revoke
-
     revoke(server, system, credential_uuid)
 
 
@@ -249,7 +247,5 @@ async def withdraw_invite(call: Call) -> Response:
         others = store.all(KIND, call.system, lambda r: r.get("visitorId") == visitor)
         if visitor and not others:
             store.delete("visitor", visitor)
-    from reference_server.domain.credentials import sync_hardware
-
-    sync_hardware(call.server, call.system)
+    announce_change(call.server, call.system)
     return ack(record["uuid"])

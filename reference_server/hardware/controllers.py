@@ -8,25 +8,35 @@ assignment shows on the hardware too. Beside the credentials the controller keep
 of the persons holding at least one ACTIVE credential.
 
 The held state is stored in the controller record and recomputed (``sync``) after every
-credential write, every holder change, every move of the server clock, and before the control
-plane lists it (real time passes as well, so a window may open between two calls).
+credential write and every holder change (the domain's ``CredentialsChanged`` event), every
+move of the server clock (``ClockMoved``), and before the control plane lists it (real time
+passes as well, so a window may open between two calls). Whether writes reach the hardware at
+all is the credentials part's decision (``CredentialPolicy.writes_reach_hardware``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from reference_server._events import ClockMoved, CredentialsChanged
 from reference_server._state import Server
+from reference_server.domain.credentials import CredentialPolicy, identifier_of
 from reference_server.store import Record
 
 KIND = "controller"
 
 
 def install(server: Server) -> None:
-    """Hook the controllers into provisioning, the clock and the control plane."""
+    """Hook the controllers into provisioning, the domain's credential events and the clock."""
     server.provisioners.append(sync_all)
-    server.on_clock_change(lambda: sync_all(server))
-    server.controller_credentials = lambda: listing(server)  # type: ignore[method-assign]
+    server.events.subscribe(CredentialsChanged, lambda event: _credentials_changed(server, event))
+    server.events.subscribe(ClockMoved, lambda event: sync_all(server))
+
+
+def _credentials_changed(server: Server, event: CredentialsChanged) -> None:
+    """Push a system's credential changes to its controllers, in the writing request."""
+    if server.policy(CredentialPolicy).writes_reach_hardware():
+        sync(server, event.system)
 
 
 def sync_all(server: Server) -> None:
@@ -57,8 +67,6 @@ def _covered_points(server: Server, system: str) -> dict[str, list[str]]:
 
 
 def _held(server: Server, system: str, points: list[str]) -> list[dict[str, Any]]:
-    from reference_server.domain.credentials import CredentialPolicy, identifier_of
-
     covered = _covered_points(server, system)
     # Which statuses a controller holds is the credentials part's decision (ACTIVE only).
     policy = server.policy(CredentialPolicy)
@@ -138,8 +146,6 @@ def _public(controller: Record, system: str) -> dict[str, Any]:
 
 def listing(server: Server) -> list[dict[str, Any]]:
     """Every controller of every system, after bringing each up to date with the clock."""
-    from reference_server.domain.credentials import CredentialPolicy
-
     if server.policy(CredentialPolicy).writes_reach_hardware():
         sync_all(server)
     return [entry for system in server.systems() for entry in controllers_of(server, system)]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from reference_server._policy import Policy
 from reference_server._time import format_instant, parse_instant
 from reference_server._trails import record_relay
+from reference_server.domain import credentials, visits
 
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
@@ -154,24 +155,8 @@ def find_credential(server: Server, system: str, code: str) -> dict[str, Any] | 
     # A PIN of a credential that also has an identifier is not in the unique index.
     matches = store.all("credential", system, lambda r: _presents(r, code))
     live = [m for m in matches if m.get("status") != "DELETED"]
-    return (live or matches or [None])[0]
-
-
-def _status_of(server: Server, credential: dict[str, Any], now: datetime) -> str:
-    from reference_server.domain import credentials
-
-    # The credentials part's own view (its faults included) when it offers one.
-    effective = getattr(credentials, "effective_status", None)
-    if effective is not None:
-        return effective(server, credential)
-    return credentials.status_of(credential, now)
-
-
-def _on_grant(server: Server, system: str, credential: dict[str, Any]) -> None:
-    """Hand a visitor grant to the invitations part (check-in, then check-out)."""
-    from reference_server.domain.invites import on_grant
-
-    on_grant(server, system, credential)
+    found = live or matches
+    return found[0] if found else None
 
 
 def _inside_window(credential: dict[str, Any], now: datetime) -> bool:
@@ -236,7 +221,8 @@ def refusal(
     policy = server.policy(ReaderPolicy)
     if credential.get("enabled") is False:
         return "the credential is disabled"
-    if not policy.status_admits(_status_of(server, credential, now)):
+    # The status as the credentials part reads it now (its policy in force, faults included).
+    if not policy.status_admits(credentials.effective_status(server, credential)):
         return "the credential is not active"
     if not policy.inside_window(credential, now):
         return "the credential is outside its validity window"
@@ -329,5 +315,6 @@ def decide(
             return Outcome(401, "denied", why, credential["uuid"])
         _grant(server, policy, system, credential, point_uuid, device_uuid)
     if credential.get("type") == "VISITOR" and policy.grant_moves_visit(device_uuid):
-        _on_grant(server, system, credential)
+        # The visit moves: the first grant checks in, the next checks out.
+        visits.on_grant(server, system, credential)
     return Outcome(200, "granted", "access granted", credential["uuid"])

@@ -1,7 +1,8 @@
 """Outbound visit events: the dispatcher that signs and sends them, and a receiver app.
 
-``emit`` is the entry point for the rest of the server; the receiver lives in
-:mod:`reference_server.webhooks.receiver` and is imported only by whoever runs one.
+The domain publishes ``VisitChanged``; the dispatcher, once installed, subscribes to it and
+``emit`` queues the event. The receiver lives in :mod:`reference_server.webhooks.receiver` and
+is imported only by whoever runs one.
 """
 
 from reference_server.webhooks.dispatcher import emit

@@ -2,7 +2,8 @@
 
 The VisitDTO itself is built in :mod:`reference_server.webhooks.payload`.
 
-``emit`` is called by the single place a visit changes status. It snapshots the integration
+``emit`` runs on every ``VisitChanged`` event, which the single place a visit changes status
+publishes (``install`` subscribes it). It snapshots the integration
 as saved at that moment (events before an enable are never sent later), builds the VisitDTO,
 encrypts the configured fields and queues the exact bytes. A background thread POSTs them,
 signing each attempt with a fresh timestamp; a failed attempt (non-2xx, no answer within
@@ -20,7 +21,6 @@ only.
 
 from __future__ import annotations
 
-import functools
 import heapq
 import itertools
 import json
@@ -39,6 +39,7 @@ import httpx
 
 from reference_server._crypto import hmac_sha256_b64
 from reference_server._encryption import encrypt_payload, fields_of
+from reference_server._events import VisitChanged
 from reference_server._policy import Policy
 from reference_server.webhooks.payload import visit_dto
 
@@ -353,10 +354,8 @@ class Dispatcher:
 
 
 def dispatcher_of(server: Server) -> Dispatcher:
-    found = server.__dict__.get("_webhook_dispatcher")
-    if found is None:
-        found = server.__dict__["_webhook_dispatcher"] = Dispatcher(server)
-    return found
+    """The server's one dispatcher (made on first use)."""
+    return server.part(Dispatcher, lambda: Dispatcher(server))
 
 
 def emit(server: Server, system: str, status: str, invite: dict[str, Any]) -> None:
@@ -435,9 +434,16 @@ def extend_profile(server: Server, document: dict[str, Any]) -> None:
     document["webhooks"] = {k: v for k, v in section.items() if v is not None}
 
 
+def _visit_changed(server: Server, event: VisitChanged) -> None:
+    emit(server, event.system, event.status, dict(event.visit))
+
+
 def install(server: Server) -> None:
+    """Send the domain's visit events; provision the demo integration and its profile entry.
+
+    The control plane's PUT /_reference/webhook-integration calls ``configure`` itself.
+    """
     server.add_background(dispatcher_of(server))
     server.provisioners.append(provision_integration)
     server.profile_extenders.append(extend_profile)
-    # The control plane's PUT /_reference/webhook-integration lands here.
-    server.configure_webhooks = functools.partial(configure, server)  # type: ignore[method-assign]
+    server.events.subscribe(VisitChanged, lambda event: _visit_changed(server, event))

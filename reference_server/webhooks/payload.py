@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from reference_server._policy import Policy
+from reference_server.domain.files import media_links
 
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
@@ -42,10 +43,6 @@ def _name_of(server: Server, system: str, kind: str, uuid: str | None) -> str | 
 
 def _photo_links(server: Server, record: dict[str, Any]) -> dict[str, Any]:
     if not record.get("photoId"):
-        return {"photo": None, "thumbnail": None}
-    try:
-        from reference_server.domain.files import media_links
-    except ImportError:
         return {"photo": None, "thumbnail": None}
     return media_links(server, record["photoId"])
 
