@@ -21,6 +21,7 @@ import httpx
 
 import spec
 from harness._checks import RuleViolation, Violation, check, normative
+from harness._crypto import decrypt_text, encrypt_text
 from harness._health import Health, TargetUnreachable
 from harness._health import send as send_within
 from harness._ledger import Ledger, delete_path_for, ends_record
@@ -293,14 +294,10 @@ class TargetClient:
         )
 
     def _encrypt(self, text: str) -> str:
-        from harness._crypto import encrypt_text
-
         assert self.encryption is not None
         return encrypt_text(text, self.encryption["secret"], self.encryption["iv"])
 
     def _decrypted(self, response: httpx.Response) -> httpx.Response:
-        from harness._crypto import decrypt_text
-
         assert self.encryption is not None
         try:
             body = json.loads(response.content)

@@ -16,8 +16,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import httpx
+
+from harness._costs import main as costs_main
 from harness._journal import default_state_dir
 from harness._plan import PLANS, CostTable, build, units_of
+from harness._profile import ProfileError
+from harness._sweep import main as sweep_main
 
 
 def _plan(name: str, tests: bool) -> int:
@@ -81,11 +86,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "sweep":
-        import httpx
-
-        from harness._profile import ProfileError
-        from harness._sweep import main as sweep_main
-
         try:
             return sweep_main(
                 args.target,
@@ -102,8 +102,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"amws-conformance sweep: the target failed: {error}", file=sys.stderr)
             return 1
     if args.command == "costs":
-        from harness._costs import main as costs_main
-
         return costs_main(args.output, args.from_report, args.kill_matrix)
     return _plan(args.name, args.tests)
 

@@ -93,8 +93,6 @@ def _raise(violations: list[_checks.Violation]) -> None:
 
 
 def _operation(case: Any) -> Any:
-    import spec
-
     return spec.operation(case.operation.definition.raw["operationId"])
 
 
@@ -139,8 +137,6 @@ _BEFORE_THE_PATH = frozenset({401, 403, 429})
 
 def _uuid_parameters(case: Any) -> list[str]:
     """Names of the operation's path parameters that the spec declares as UUIDs."""
-    import spec
-
     found = []
     for parameter in case.operation.definition.raw.get("parameters", []):
         parameter = spec.resolve(parameter)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import spec
+from fixtures import jpeg_bytes
 
 API = "/api/ws/v1"
 DEPTS = f"{API}/departments"
@@ -154,8 +155,6 @@ BAD_HEADERS = {
 
 @pytest.mark.rule("AUTH-KEYLESS-OPERATIONS")
 def test_signed_links_ignore_the_authorization_header(api, client, factories, profile) -> None:
-    from fixtures import jpeg_bytes
-
     upload = api.post(
         f"{API}/files/upload",
         files={
