@@ -1,5 +1,8 @@
 """``amws-conformance``: the project's commands beside pytest.
 
+- ``run``: run the installed suites against a target (pytest on the ``suites`` package with the
+  harness plugin, from any working directory; arguments after ``--`` go to pytest);
+- ``init [PATH]``: write a commented target profile to fill in (made from the profile schema);
 - ``selfcheck``: proof that every fault of the reference server's catalogue is caught (the
   self-check is a package of its own, ``selfcheck``, also run as ``amws-selfcheck``: it imports
   the reference server, which nothing here does, so this command only starts it);
@@ -18,11 +21,13 @@ from pathlib import Path
 
 import httpx
 
+from harness import _launch
 from harness._costs import main as costs_main
 from harness._journal import default_state_dir
 from harness._plan import PLANS, CostTable, build, units_of
 from harness._profile import ProfileError
 from harness._sweep import main as sweep_main
+from harness._template import write as write_template
 
 
 def _plan(name: str, tests: bool) -> int:
@@ -40,6 +45,32 @@ def _plan(name: str, tests: bool) -> int:
     return 0
 
 
+def _run(target: str | None, plan: str | None, report: str | None, passed: list[str]) -> int:
+    try:
+        arguments = _launch.pytest_arguments(target, plan, report, passed)
+    except _launch.SuitesMissing as error:
+        print(f"amws-conformance run: {error}", file=sys.stderr)
+        return 4
+    return _launch.run(arguments)
+
+
+def _init(path: Path) -> int:
+    try:
+        write_template(path)
+    except FileExistsError:
+        print(f"amws-conformance init: {path} exists; it is left as it is", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"amws-conformance init: cannot write {path} ({error.strerror})", file=sys.stderr)
+        return 1
+    print(
+        f"wrote {path}: fill in base_url and the keys (a value written ${{NAME}} is read from "
+        f"the environment), then run\n"
+        f"  amws-conformance run --target {path} --conformance-report report/"
+    )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["selfcheck"]:
@@ -47,6 +78,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return subprocess.call([sys.executable, "-m", "selfcheck", *argv[1:]])
     parser = argparse.ArgumentParser(prog="amws-conformance", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser(
+        "run",
+        help="run the installed suites against a target; arguments after -- go to pytest",
+        description="Runs the suites shipped in this package with pytest and the harness "
+        "plugin. Any other option of the plugin (pytest --help, group AMWS conformance: "
+        "--max-minutes, --rules, --seed ...) and any pytest option goes after --, e.g. "
+        "amws-conformance run --target p.yaml -- --max-minutes 30 -x. Exit status: "
+        "pytest's (0 all passed, 1 a test failed, 2 interrupted, 4 the profile is unusable).",
+    )
+    run.add_argument(
+        "--target",
+        metavar="PROFILE",
+        help="the target profile (amws-conformance init writes one to fill in); without it "
+        "the embedded reference server is started",
+    )
+    run.add_argument(
+        "--plan",
+        choices=PLANS,
+        help="gate, certify or deep (default: the profile's plan, else certify, or deep where "
+        "the profile raises the full key's and the failed-authentication buckets)",
+    )
+    run.add_argument(
+        "--conformance-report", metavar="DIR", help="write report.json and report.html to DIR"
+    )
+    init = commands.add_parser("init", help="write a commented target profile to fill in")
+    init.add_argument(
+        "path",
+        nargs="?",
+        default="profile.yaml",
+        type=Path,
+        help="where to write it (default: profile.yaml); an existing file is left alone",
+    )
     commands.add_parser("selfcheck", help="run the self-check (see --help of it)")
     costs = commands.add_parser("costs", help="measure the cost table (runs the suites, deep)")
     costs.add_argument("--output", help="where to write it (default: harness/costs.json)")
@@ -84,7 +147,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     sweep.add_argument(
         "--dry-run", action="store_true", help="print what would be deleted, delete nothing"
     )
+    # What follows "--" after run goes to pytest untouched (argparse would read it).
+    passed: list[str] = []
+    if argv[:1] == ["run"] and "--" in argv:
+        cut = argv.index("--")
+        argv, passed = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
+    if args.command == "run":
+        return _run(args.target, args.plan, args.conformance_report, passed)
+    if args.command == "init":
+        return _init(args.path)
     if args.command == "sweep":
         try:
             return sweep_main(
