@@ -13,7 +13,7 @@ from reference_server._policy import P, compose
 from reference_server._trails import record_audit, record_relay  # noqa: F401  (moved; re-exported)
 from reference_server.clock import Clock
 from reference_server.faults._model import Faults
-from reference_server.rate_bucket import DOCUMENTED, BucketSize, RateBuckets
+from reference_server.rate_bucket import DOCUMENTED, BucketPolicy, BucketSize, RateBuckets
 from reference_server.store import Store
 
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -115,13 +115,7 @@ class Server:
             worker.stop()
 
     def _bucket_size(self, name: str) -> BucketSize:
-        size = self._configured_bucket(name)
-        # The rate seam of the fault catalogue.
-        if self.faults.on("bucket-too-large") and size == DOCUMENTED:
-            size = BucketSize(capacity=4000, refill_per_minute=size.refill_per_minute)
-        if self.faults.on("bucket-never-refills"):
-            size = BucketSize(capacity=size.capacity, refill_per_minute=0)
-        return size
+        return self.policy(BucketPolicy).size(self._configured_bucket(name))
 
     def _configured_bucket(self, name: str) -> BucketSize:
         if name.startswith("anon:key:"):

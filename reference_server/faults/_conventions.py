@@ -25,7 +25,8 @@ from reference_server.domain._common import RecordPolicy
 from reference_server.domain.invites import DENIED_KIND, VISITOR_FIELDS, InvitePolicy
 from reference_server.domain.locations import LocationPolicy
 from reference_server.domain.reference_data import ReferenceDataPolicy
-from reference_server.faults._model import fault, overrides, swap
+from reference_server.faults._model import overrides, swap
+from reference_server.rate_bucket import DOCUMENTED, BucketPolicy, BucketSize
 
 if TYPE_CHECKING:
     from reference_server._state import ApiKey, Server
@@ -196,8 +197,20 @@ class _NoRetryAfter(RequestPolicy):
         return {}
 
 
-fault("bucket-never-refills", "RATE-REFILL-800-PER-MINUTE", "the bucket does not refill over time")
-fault("bucket-too-large", "RATE-BUCKET-2000", "documented buckets hold 4000 units instead of 2000")
+@overrides(
+    "bucket-never-refills", "RATE-REFILL-800-PER-MINUTE", "the bucket does not refill over time"
+)
+class _BucketNeverRefills(BucketPolicy):
+    def refill_per_minute(self, configured: BucketSize) -> int:
+        return 0
+
+
+@overrides(
+    "bucket-too-large", "RATE-BUCKET-2000", "documented buckets hold 4000 units instead of 2000"
+)
+class _BucketTooLarge(BucketPolicy):
+    def capacity(self, configured: BucketSize) -> int:
+        return 4000 if configured == DOCUMENTED else super().capacity(configured)
 
 
 @overrides("failed-auth-free", "RATE-COST-FAILED-AUTH-400", "failed authentications charge nothing")

@@ -43,10 +43,6 @@ class Fault:
 CATALOGUE: dict[str, Fault] = {}
 
 
-def fault(name: str, rule: str, does: str, *, lasting: bool = False) -> None:
-    CATALOGUE[name] = Fault(name, rule, does, lasting=lasting)
-
-
 def unchecked(name: str, rule: str, field: str, *operations: str) -> None:
     does = f"{field} is not validated on {', '.join(operations)}"
     CATALOGUE[name] = Fault(name, rule, does, operations=operations, unchecked=field)
@@ -98,11 +94,6 @@ class Faults:
         if unknown:
             raise ValueError(f"unknown fault: {', '.join(unknown)}")
         self._active = frozenset(names)
-
-    def on(self, name: str) -> bool:
-        if name not in CATALOGUE:
-            raise KeyError(name)
-        return name in self._active
 
     @property
     def active(self) -> frozenset[str]:

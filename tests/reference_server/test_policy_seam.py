@@ -41,6 +41,7 @@ from reference_server.domain.watchlists import WatchlistPolicy
 from reference_server.faults import CATALOGUE, Faults
 from reference_server.faults._model import overrides
 from reference_server.hardware.readers import ReaderPolicy
+from reference_server.rate_bucket import DOCUMENTED, RAISED, BucketPolicy, BucketSize
 from reference_server.store import Store
 from reference_server.webhooks.dispatcher import WebhookPolicy
 from reference_server.webhooks.payload import PayloadPolicy
@@ -77,6 +78,8 @@ CONVERTED = (
     "reference_server/_encryption.py",
     "reference_server/_shaping.py",
     "reference_server/_http.py",
+    "reference_server/_state.py",
+    "reference_server/rate_bucket.py",
 )
 POLICIES = (
     CredentialPolicy,
@@ -106,6 +109,7 @@ POLICIES = (
     EncryptionPolicy,
     ShapingPolicy,
     HttpLayerPolicy,
+    BucketPolicy,
 )
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
@@ -172,6 +176,18 @@ def test_a_switch_changes_the_policy_of_the_next_call() -> None:
     assert server.policy(CredentialPolicy).status(expired, NOW) == "ACTIVE"
     server.faults.switch([])
     assert server.policy(CredentialPolicy).status(expired, NOW) == "EXPIRED"
+
+
+def test_the_bucket_faults_bend_one_decision_each_and_stack() -> None:
+    other = BucketSize(capacity=50, refill_per_minute=5)
+    assert _server().policy(BucketPolicy).size(DOCUMENTED) == DOCUMENTED
+    large = _server("bucket-too-large").policy(BucketPolicy)
+    assert large.size(DOCUMENTED) == BucketSize(4000, DOCUMENTED.refill_per_minute)
+    assert large.size(RAISED) == RAISED  # only the documented bucket grows
+    frozen = _server("bucket-never-refills").policy(BucketPolicy)
+    assert frozen.size(other) == BucketSize(other.capacity, 0)
+    both = _server("bucket-too-large", "bucket-never-refills").policy(BucketPolicy)
+    assert both.size(DOCUMENTED) == BucketSize(4000, 0)
 
 
 def test_an_override_naming_no_decision_is_refused_at_registration() -> None:
