@@ -18,7 +18,8 @@ def parse_instant(text: str) -> datetime:
         text = f"{text[:-2]}:{text[-2:]}"  # +hhmm -> +hh:mm
     if "." in text:
         head, _, rest = text.partition(".")
-        digits = re.match(r"[0-9]*", rest).group()
+        match = re.match(r"[0-9]*", rest)  # always matches, perhaps nothing
+        digits = match.group() if match else ""
         text = head + "." + digits[:6].ljust(6, "0") + rest[len(digits) :]
     value = datetime.fromisoformat(text)
     if value.tzinfo is None:

@@ -52,7 +52,8 @@ def _branch_fields(branches: Iterable[Any]) -> list[str]:
 def _message(error: ValidationError) -> str:
     """Describe the rule an error broke, from the schema only (never from the instance)."""
     schema = error.schema if isinstance(error.schema, dict) else {}
-    keyword, value = error.validator, error.validator_value
+    keyword = error.validator
+    value: Any = error.validator_value  # jsonschema's Unset only on an error built by hand
     if keyword == "required":
         return "is required"
     if keyword in ("minLength", "maxLength"):

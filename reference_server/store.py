@@ -162,6 +162,13 @@ class Store:
             return None
         return json.loads(row[0])
 
+    def stored(self, kind: str, uuid: str) -> Record:
+        """A record that exists (one just inserted in this transaction); KeyError otherwise."""
+        record = self.get(kind, uuid)
+        if record is None:
+            raise KeyError(uuid)
+        return record
+
     def get_any(self, uuid: str) -> Record | None:
         """A record of any kind and system (for the control plane and diagnostics)."""
         with self._lock:

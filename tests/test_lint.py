@@ -48,3 +48,18 @@ def test_mypy_holds_the_harness_and_the_spec_to_strict() -> None:
         named = [modules] if isinstance(modules, str) else modules
         loosened = {m.split(".")[0] for m in named} & {"harness", "spec"}
         assert not loosened, f"an override of {sorted(loosened)}: {override}"
+
+
+def test_mypy_checks_the_reference_server_at_its_default_level_at_least() -> None:
+    """reference_server is checked too (issue 13: default level, not strict): no override may
+    skip it, silence its errors or stop mypy from following its imports."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert "reference_server" in config["packages"]
+    for override in config.get("overrides", []):
+        modules = override["module"]
+        named = [modules] if isinstance(modules, str) else modules
+        if not any(m.split(".")[0] == "reference_server" for m in named):
+            continue
+        assert not override.get("ignore_errors"), override
+        assert override.get("follow_imports", "normal") == "normal", override
+        assert not override.get("disable_error_code"), override

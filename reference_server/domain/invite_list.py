@@ -47,8 +47,9 @@ class InviteListPolicy(Policy):
         return len(rows)
 
 
-def _at(text: str | None) -> datetime | None:
-    return parse_instant(text) if text else None
+def _at(text: str) -> datetime:
+    # Every invitation has both ends of its window (createInvite requires them).
+    return parse_instant(text)
 
 
 _FILTERS: dict[str, Callable[[Mapping[str, Any], datetime], bool]] = {

@@ -365,7 +365,7 @@ async def create_invite(call: Call) -> Response:
     with store.transaction():
         visit["visitorId"] = _visitor_for(call, visit)
         uuid = store.insert(KIND, call.system, visit)
-        stored = store.get(KIND, uuid)
+        stored = store.stored(KIND, uuid)
         stored.update(_issue(call, stored))
         stored.update(_links(call, stored))
         store.replace(KIND, uuid, stored)

@@ -119,17 +119,18 @@ class Faults:
     def unchecked_fields(self, operation_id: str) -> set[str]:
         """Body fields whose validation the active faults switch off for this operation."""
         return {
-            CATALOGUE[n].unchecked
-            for n in self._active
-            if CATALOGUE[n].unchecked and operation_id in CATALOGUE[n].operations
+            fault.unchecked
+            for fault in (CATALOGUE[n] for n in self._active)
+            if fault.unchecked and operation_id in fault.operations
         }
 
     def optional_fields(self, operation_id: str) -> set[str]:
         """Required body fields the active faults let a request leave out."""
+        # An optional fault always names its field (``optional`` above).
         return {
-            CATALOGUE[n].unchecked
-            for n in self._active
-            if CATALOGUE[n].optional and operation_id in CATALOGUE[n].operations
+            fault.unchecked
+            for fault in (CATALOGUE[n] for n in self._active)
+            if fault.optional and fault.unchecked and operation_id in fault.operations
         }
 
     def swapped_status(self, operation_id: str, status: int) -> int:

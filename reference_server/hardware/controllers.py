@@ -52,7 +52,7 @@ def _controller(server: Server, system: str) -> Record:
         controller = found[0]
     else:
         empty = {"name": "Site controller", "_points": [], "_credentials": [], "_phonebook": []}
-        controller = store.get(KIND, store.insert(KIND, system, empty))
+        controller = store.stored(KIND, store.insert(KIND, system, empty))
     for point in store.all("access_point", system, lambda p: not p.get("_controller")):
         store.replace("access_point", point["uuid"], {**point, "_controller": controller["uuid"]})
     return controller

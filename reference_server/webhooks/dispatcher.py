@@ -363,9 +363,10 @@ def emit(server: Server, system: str, status: str, invite: dict[str, Any]) -> No
     try:
         policy = server.policy(WebhookPolicy)
         settings = integration(server)
-        enabled = settings is not None and policy.integration_sends(settings)
-        url = settings["urls"].get(STATUS_URLS.get(status, "")) if settings else None
-        if not enabled or not url or settings.get("system") != system:
+        if settings is None or not policy.integration_sends(settings):
+            return
+        url = settings["urls"].get(STATUS_URLS.get(status, ""))
+        if not url or settings.get("system") != system:
             return
         if not policy.posts_event(status):
             return

@@ -78,7 +78,7 @@ def visitor_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str
 def host_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:
     uuid = invite.get("hostUser")
     user = server.store.get("user", uuid, system) if uuid else None
-    if user is None:
+    if not uuid or user is None:
         return None
     return {
         "id": _number_id(uuid),
