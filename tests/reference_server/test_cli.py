@@ -257,3 +257,5 @@ def test_faults_command_lists_the_catalogue() -> None:
     assert set(listed) == set(CATALOGUE)
     for name, fault in CATALOGUE.items():
         assert fault.rule in listed[name]
+        # Each line names where the fault plugs in, e.g. "policy: RolePolicy.deletable".
+        assert fault.seam in listed[name] and fault.seam != "none", listed[name]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from pathlib import Path
 
 import httpx
 
@@ -14,11 +15,25 @@ from reference_server.faults import CATALOGUE
 DEPTS = "/api/ws/v1/departments"
 LOCATIONS = "/api/ws/v1/locations"
 RULE_IDS = {rule.id for rule in spec.rules()}
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_every_fault_names_an_existing_rule() -> None:
     unknown = {f.name: f.rule for f in CATALOGUE.values() if f.rule not in RULE_IDS}
     assert not unknown
+
+
+def test_every_fault_is_named_in_one_module_of_the_fault_package_only() -> None:
+    """A fault is defined in one place; no other server code names it (the domain never
+    asks whether a fault is on)."""
+    sources = {
+        path.relative_to(REPO).as_posix(): path.read_text(encoding="utf-8")
+        for path in (REPO / "reference_server").rglob("*.py")
+    }
+    for name in CATALOGUE:
+        naming = [p for p, text in sources.items() if f'"{name}"' in text or f"'{name}'" in text]
+        assert len(naming) == 1, f"{name} is named in {naming}"
+        assert naming[0].startswith("reference_server/faults/"), f"{name} is named in {naming}"
 
 
 def test_echo_rejected_value(faulty) -> None:
