@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import spec
+from harness._expectations import Expectations, exit_status, judge, summary
 from harness._plan import PLAN_LEFT_OUT
 from harness._preflight import PREFLIGHT
 from harness._spend import FAILED_AUTH, SETUP, merge
+from harness._stability import NOT_RUN, attempt, failed, record_rerun
 from harness._verdicts import aggregate, root_causes, rule_outcome
 
 SUMMARY = ("passed", "failed", "blocked", "skipped", "not-run")
-NOT_RUN = "not run ("  # the prefix of the reasons a test was not started: plan, time
 NOT_SELECTED = "not run (no test of it was selected)"
 
 if TYPE_CHECKING:
@@ -103,6 +104,8 @@ class Collector:
         self.workers: list[dict[str, Any]] = []  # worker_output() of each xdist worker
         self.plan: dict[str, Any] | None = None  # the run plan, as Schedule.describe() says
         self.stopped: str | None = None  # why the run ended before its first test
+        self.stability = 0  # reruns of a failed test (--stability)
+        self.expectations: Expectations | None = None  # the known failures (--expectations)
 
     def absorb(self, output: dict[str, Any]) -> None:
         """Add one xdist worker's :func:`worker_output` (the controller has no run of its own)."""
@@ -186,14 +189,16 @@ class Collector:
             if name == "assumed_operations" and isinstance(value, list):
                 relied.update(value)
         entry["assumed_operations"] = sorted(relied)
-        if report.skipped and report.when in ("setup", "call"):
+        if attempt(report):
+            record_rerun(entry, report)  # a rerun of a failed test (--stability)
+        elif report.skipped and report.when in ("setup", "call"):
             reason = (
                 report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
             ).removeprefix("Skipped: ")
             # A test the run chose not to start (out of time) was not run, not skipped.
             not_run = reason.startswith(NOT_RUN)
             entry.update(outcome="not-run" if not_run else "skipped", reason=reason)
-        elif report.failed and entry["outcome"] != "failed":
+        elif failed(report) and entry["outcome"] != "failed":
             entry.update(
                 outcome="failed",
                 reason=report.longreprtext[-3000:],
@@ -234,6 +239,8 @@ class Collector:
                 "uses": spend["uses"].get(nodeid, []),
                 "seconds": round(entry.get("seconds", 0.0), 3),
                 "target_seconds": spend["target_seconds"].get(nodeid, 0),
+                # Each rerun of a failed test (--stability), in order.
+                "reruns": entry.get("reruns", []),
             }
             for nodeid, entry in self.tests.items()
         }
@@ -359,12 +366,26 @@ class Collector:
                 if name.startswith((SETUP, PREFLIGHT))
             },
             "exit_status": int(session.exitstatus),
+            # Reruns of each failed test (--stability), and the tests that passed on one: never
+            # counted as passed.
+            "stability": self.stability,
+            "flaky": [n for n, e in self.tests.items() if e["outcome"] == "flaky"],
+            # What --expectations said of the results (write() fills it in); the verdict
+            # above ignores it.
+            "expectations": None,
         }
 
     def write(self, run: Run, session: pytest.Session) -> None:
         if not any(e["rules"] for e in self.tests.values()):
             return
         document = self.document(run, session)
+        said = []
+        if self.expectations is not None and not self.stopped:
+            # Known failures change the exit status, never the verdict.
+            block = judge(self.expectations, document)
+            session.exitstatus = pytest.ExitCode(exit_status(int(session.exitstatus), block))
+            document["exit_status"] = int(session.exitstatus)
+            said = summary(block)
         s = document["normative_summary"]
         if self.stopped:
             self.summary_line = f"AMWS conformance: {document['verdict']}"
@@ -379,7 +400,14 @@ class Collector:
                 if (assumed := document["normative_not_certifiable"])
                 else ""
             )
+            + (
+                f"; flaky {s.get('flaky', 0)} ({len(flaky)} test(s) passed only on a rerun: "
+                "not counted as passed)"
+                if (flaky := document["flaky"])
+                else ""
+            )
         )
+        self.summary_line = "\n".join([self.summary_line, *said])
         self._write_files(document)
 
     def _write_files(self, document: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@
   the reference server, which nothing here does, so this command only starts it);
 - ``costs``: measure the cost table the run plans are chosen by;
 - ``plan NAME``: print a plan's tests, its units per bucket and what it leaves uncovered;
+- ``expectations --from REPORT``: an expectations file listing what failed in a run's report;
 - ``sweep``: remove what an interrupted or killed run left on its target.
 """
 
@@ -23,6 +24,7 @@ import httpx
 
 from harness import _launch
 from harness._costs import main as costs_main
+from harness._expectations import main_from as expectations_from
 from harness._journal import default_state_dir
 from harness._plan import PLANS, CostTable, build, units_of
 from harness._profile import ProfileError
@@ -125,6 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan = commands.add_parser("plan", help="show what a plan runs and spends")
     plan.add_argument("name", choices=PLANS)
     plan.add_argument("--tests", action="store_true", help="list the tests too")
+    expected = commands.add_parser(
+        "expectations",
+        help="write an expectations file (YAML, to standard output) from a run's report: "
+        "its failed rules and tests, each with its failure's first line as the reason",
+    )
+    expected.add_argument("--from", dest="report", type=Path, required=True, metavar="REPORT_JSON")
     sweep = commands.add_parser(
         "sweep",
         help="remove what a run left on its target: from its ledger file, else by its name tag",
@@ -175,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
     if args.command == "costs":
         return costs_main(args.output, args.from_report, args.kill_matrix)
+    if args.command == "expectations":
+        return expectations_from(args.report)
     return _plan(args.name, args.tests)
 
 

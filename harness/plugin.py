@@ -22,6 +22,8 @@ from harness._checks import violated_rules
 from harness._client import TargetClient
 from harness._control import ControlPlane
 from harness._examples import EXAMPLES_KEY, ExampleBudget
+from harness._expectations import Expectations, ExpectationsError
+from harness._expectations import load as load_expectations
 from harness._interrupts import Interrupts
 from harness._journal import default_state_dir
 from harness._plan import PLANS, CostTable
@@ -33,6 +35,7 @@ from harness._receiver import Receiver
 from harness._report import Collector, report_key, worker_output
 from harness._run import Run
 from harness._schedule import TIME_LEFT_OUT, Schedule, default_plan
+from harness._stability import configure as configure_reruns
 from harness._verdicts import NOT_RUN_UNREACHABLE, UNANSWERED
 
 RUN_KEY = pytest.StashKey[Run]()
@@ -146,6 +149,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="skip the key preflight (the self-check's runs do: each test must meet the server)",
     )
+    group.addoption(
+        "--expectations",
+        metavar="FILE",
+        default=None,
+        help="the known failures (YAML: entries of rule or test, reason, link): they read as "
+        "expected fail and do not fail the run; an entry that passes again (stale) fails it; "
+        "the verdict ignores them (profile: expectations; amws-conformance expectations "
+        "--from report.json writes one)",
+    )
+    group.addoption(
+        "--stability",
+        type=int,
+        default=None,
+        metavar="N",
+        help="rerun each failed test up to N times; one that passes on a rerun is flaky, "
+        "listed apart and never counted as passed (profile: stability)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -203,12 +223,33 @@ def pytest_configure(config: pytest.Config) -> None:
     untold: dict[str, float] = {}
     run.on_wait = lambda bucket, seconds: _say_wait(config, untold, bucket, seconds)
     collector = Collector(config.getoption("--conformance-report"))
+    reruns = config.getoption("--stability")
+    if reruns is None and run.profile is not None:
+        reruns = run.profile.data.get("stability")
+    collector.stability = configure_reruns(config, reruns)
+    collector.expectations = _expectations(config, run)
     config.stash[COLLECTOR_KEY] = collector
     config.pluginmanager.register(collector, "amws-collector")
     config.pluginmanager.register(Booking(run), "amws-booking")
     planning = Planning(run, schedule, collector)
     config.stash[PLANNING_KEY] = planning
     config.pluginmanager.register(planning, "amws-planning")
+
+
+def _expectations(config: pytest.Config, run: Run) -> Expectations | None:
+    """The expectations file of the run, its rule ids checked (its test ids are checked once
+    the tests are collected); a relative path in the profile is read from the profile's folder."""
+    path = config.getoption("--expectations")
+    if path is None and run.profile is not None and run.profile.data.get("expectations"):
+        path = Path(run.target or ".").parent / run.profile.data["expectations"]
+    if path is None:
+        return None
+    try:
+        found = load_expectations(path)
+        found.check({rule.id for rule in spec.rules()})
+    except ExpectationsError as error:
+        raise pytest.UsageError(str(error)) from None
+    return found
 
 
 def _say(config: pytest.Config, line: str) -> None:
@@ -259,6 +300,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             unknown = [r for r in marker.args if r not in known]
             if unknown:
                 raise pytest.UsageError(f"{item.nodeid} names unknown rule(s) {', '.join(unknown)}")
+    if not hasattr(config, "workerinput"):  # under xdist the controller checks them
+        # Before any deselection: a test of the suite the run does not select is still known.
+        _check_expected_tests(config, {report_key(i.nodeid, i.location) for i in items})
     wanted = config.getoption("--rules")
     if wanted:
         chosen = set(wanted.split(","))
@@ -268,6 +312,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
     config.stash[PLANNING_KEY].select(config, items, _plan_key)
+
+
+def _check_expected_tests(config: pytest.Config, collected: set[str]) -> None:
+    """Stop the run before its first test if the expectations name a test that is neither
+    collected nor in the cost table (the suites' every test)."""
+    expected = config.stash[COLLECTOR_KEY].expectations
+    if expected is None:
+        return
+    known = collected | set(config.stash[SCHEDULE_KEY].table.tests)
+    try:
+        expected.check({rule.id for rule in spec.rules()}, known)
+    except ExpectationsError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """pytest-xdist: the controller collects nothing itself; a worker's collected tests (its
+    nodeids: a test's parameters may be only in the report key) are known beside the table."""
+    try:
+        _check_expected_tests(node.config, set(ids))
+    except pytest.UsageError as error:
+        pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def _plan_key(item: pytest.Item) -> str:
