@@ -59,9 +59,10 @@ def pytest_arguments(
         # take the configuration file's folder, the harness's, and miss the suites' own).
         "--confcutdir",
         str(folder),
-        "-o",
-        f"cache_dir={cache}",
     ]
+    # Without the cache plugin (-p no:cacheprovider), pytest knows no cache_dir option.
+    if not any(argument.endswith("no:cacheprovider") for argument in extra):
+        arguments += ["-o", f"cache_dir={cache}"]
     for option, value in (("--target", target), ("--plan", plan), ("--conformance-report", report)):
         if value is not None:
             arguments += [option, value]

@@ -36,6 +36,13 @@ def test_the_arguments_name_the_suites_their_configuration_and_their_root() -> N
     assert _launch.command(arguments)[:4] == [sys.executable, "-P", "-m", "pytest"]
 
 
+def test_without_the_cache_plugin_no_cache_folder_is_set() -> None:
+    """pytest would warn of an unknown option: cache_dir belongs to the plugin."""
+    arguments = _launch.pytest_arguments(None, None, None, ["-p", "no:cacheprovider"])
+    assert "-o" not in arguments
+    assert arguments[-2:] == ["-p", "no:cacheprovider"]
+
+
 def test_run_reads_nothing_of_the_working_folder(tmp_path: Path) -> None:
     """From a folder whose pytest configuration, conftest.py and a package named like ours
     would each break the run if read, ``run`` still collects the gate plan's tests."""
