@@ -6,6 +6,7 @@ import datetime as dt
 import hashlib
 import html
 import json
+import os
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from importlib import metadata
@@ -15,15 +16,20 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import spec
+from harness._bundle import PROFILE, redacted_profile, sha256
 from harness._expectations import Expectations, exit_status, judge, summary
 from harness._plan import PLAN_LEFT_OUT
 from harness._preflight import PREFLIGHT
 from harness._spend import FAILED_AUTH, SETUP, merge
 from harness._stability import NOT_RUN, attempt, failed, record_rerun
-from harness._verdicts import aggregate, root_causes, rule_outcome
-
-SUMMARY = ("passed", "failed", "blocked", "skipped", "not-run")
-NOT_SELECTED = "not run (no test of it was selected)"
+from harness._verdicts import (
+    FAILURE_FIELDS,
+    SUMMARY,
+    catalogue,
+    certification,
+    decides,
+    root_causes,
+)
 
 if TYPE_CHECKING:
     from harness._run import Run
@@ -39,6 +45,12 @@ def _version() -> str:
         return metadata.version("amws-conformance")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _junit_path(config: pytest.Config) -> str | None:
+    """Where pytest's --junitxml writes (absolute), if it was given."""
+    path = config.getoption("xmlpath", None)
+    return os.path.abspath(path) if path else None
 
 
 def rate_units(spend: dict[str, Any], waited: dict[str, float]) -> dict[str, Any]:
@@ -80,20 +92,6 @@ def worker_output(run: Run) -> dict[str, Any]:
     }
 
 
-def _undecided(normative: dict[str, dict[str, Any]]) -> dict[str, int]:
-    """How many certifying rules were neither passed nor failed, per reason: the plan or the
-    clock left them out, a key or capability is not configured, a set-up blocked them."""
-    reasons: Counter[str] = Counter()
-    for verdict in normative.values():
-        if verdict["verdict"] in ("passed", "failed"):
-            continue
-        if verdict["blocked_by"]:
-            reasons["blocked by " + ", ".join(verdict["blocked_by"])] += 1
-        else:
-            reasons[(verdict["skip_reasons"] or [NOT_SELECTED])[0].split(": ")[0]] += 1
-    return dict(reasons.most_common())
-
-
 class Collector:
     """A pytest plugin object that remembers every test's rules and outcome."""
 
@@ -104,6 +102,7 @@ class Collector:
         self.workers: list[dict[str, Any]] = []  # worker_output() of each xdist worker
         self.plan: dict[str, Any] | None = None  # the run plan, as Schedule.describe() says
         self.stopped: str | None = None  # why the run ended before its first test
+        self.profile_text: str | None = None  # the target profile, redacted, for the report
         self.stability = 0  # reruns of a failed test (--stability)
         self.expectations: Expectations | None = None  # the known failures (--expectations)
 
@@ -213,25 +212,23 @@ class Collector:
         elif report.when == "call" and entry["outcome"] != "failed":
             entry.update(outcome="passed")
 
-    def _binding(self, nodeid: str, level: Mapping[str, str]) -> bool:
-        """Whether a test's outcome may decide the normative rules it names."""
-        entry = self.tests[nodeid]
-        if entry.get("assumed_operations"):
-            return False
-        return all(level.get(rule) != "assumed" for rule in entry["rules"])
-
     def _tests(self, spend: dict[str, Any], level: Mapping[str, str]) -> dict[str, dict[str, Any]]:
         """Per test: outcome, rules, what it may decide, and what it spent (its records'
-        cleanup included; shared set-ups apart, named in ``uses``)."""
+        cleanup included; shared set-ups apart, named in ``uses``). With the reason of a skip
+        or a test not run, the assumed operations it reached and the fields of a failure
+        (phase, violated, cause, call_passed), an entry holds all that its rules' verdicts
+        need: ``amws-conformance verify`` recomputes them from it. A failure's text is under
+        ``failures``."""
         return {
             nodeid: {
                 "outcome": entry["outcome"],
                 "rules": entry["rules"],
                 # The normative rules this test's outcome may decide (none when it also
                 # checks an assumed rule or reached an operation of assumed shape).
-                "decides": [r for r in entry["rules"] if level.get(r) == "normative"]
-                if self._binding(nodeid, level)
-                else [],
+                "decides": decides(entry, level),
+                "reason": entry["reason"] if entry["outcome"] in ("skipped", "not-run") else None,
+                "assumed_operations": entry.get("assumed_operations", []),
+                **{name: entry[name] for name in FAILURE_FIELDS if name in entry},
                 "covers": entry.get("covers", []),
                 "requires": entry.get("requires", []),
                 "units": spend["by_test"].get(nodeid, {}),
@@ -246,76 +243,16 @@ class Collector:
         }
 
     # -- verdicts ---------------------------------------------------------------------
-    def verdicts(self, run: Run) -> dict[str, dict[str, Any]]:
-        by_rule: dict[str, list[str]] = defaultdict(list)
-        for nodeid, entry in self.tests.items():
-            for rule in entry["rules"]:
-                by_rule[rule].append(nodeid)
-        global_failures: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        for nodeid, rule_id, message in self._merged(run)["violations"]:
-            global_failures[rule_id].append((nodeid, message))
-        verdicts: dict[str, dict[str, Any]] = {}
-        level = {rule.id: rule.level for rule in spec.rules()}
-        for rule in spec.rules():
-            tests = by_rule.get(rule.id, [])
-            # A test that also checks an assumed rule, or that reached an operation of assumed
-            # shape (x-assumed), may fail for a choice the documents leave open: it never
-            # decides a normative rule while the rule has other tests; a rule observed only
-            # that way is reported and left out of certification.
-            deciding = [t for t in tests if not rule.normative or self._binding(t, level)]
-            judged = deciding or tests
-            # A breach a global check saw counts wherever it was seen: in a test of this rule,
-            # in any test whose outcome may decide normative rules, or outside any test (the
-            # preflight). Tests relying on assumed operations observe only informatively.
-            found = [
-                f"{n}: {m}"
-                for n, m in global_failures.get(rule.id, [])
-                if n in judged or n not in self.tests or self._binding(n, level)
-            ]
-            outcomes = [rule_outcome(self.tests[t], rule.id) for t in judged]
-            verdict, blocked_by = aggregate(outcomes, bool(found))
-            skips = sorted(
-                {
-                    self.tests[t]["reason"]
-                    for t in judged
-                    if self.tests[t]["outcome"] in ("skipped", "not-run")
-                    and self.tests[t]["reason"]
-                }
-            )
-            verdicts[rule.id] = {
-                "verdict": verdict,
-                "level": rule.level,
-                "source": rule.source,
-                "title": rule.title,
-                "tests": tests,
-                "informative_tests": [t for t in tests if t not in deciding],
-                "certifies": rule.normative and bool(deciding or not tests),
-                "skip_reasons": skips,
-                "blocked_by": blocked_by,
-                "global_check_failures": found[:5],
-            }
-        return verdicts
-
     def document(self, run: Run, session: pytest.Session) -> dict[str, Any]:
-        verdicts = self.verdicts(run)
-        normative = {k: v for k, v in verdicts.items() if v["certifies"]}
-        counts = Counter(v["verdict"] for v in normative.values())
-        if counts["failed"]:
-            verdict = "not conformant"
-        elif normative and counts["passed"] == len(normative):
-            verdict = "conformant"
-        else:
-            verdict = "incomplete"  # nothing failed, but not every rule was decided
         merged = self._merged(run)
-        if merged["unreachable_since"]:
-            verdict += f" — target unreachable since {merged['unreachable_since']}"
-        if self.stopped:
-            verdict = f"incomplete — stopped before any test: {self.stopped}"
-        not_certifiable = sorted(
-            k for k, v in verdicts.items() if v["level"] == "normative" and not v["certifies"]
-        )
+        rules = catalogue()
+        level = {rule.id: rule.level for rule in rules}
+        tests = self._tests(merged["spend"], level)
+        violations = [{"test": n, "rule": r, "message": m} for n, r, m in merged["violations"]]
+        # The verdicts follow from what report.json holds, by the function verify uses too.
+        judged = certification(tests, rules, violations, merged["unreachable_since"], self.stopped)
+        verdicts = judged["rules"]
         coverage = merged["coverage"]
-        level = {rule.id: rule.level for rule in spec.rules()}
         failures = {
             nodeid: {
                 "reason": e["reason"],
@@ -325,11 +262,6 @@ class Collector:
             for nodeid, e in self.tests.items()
             if e["outcome"] == "failed"
         }
-        informative = [
-            nodeid
-            for nodeid, e in self.tests.items()
-            if e["rules"] and all(verdicts.get(r, {}).get("level") == "assumed" for r in e["rules"])
-        ]
         return {
             "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "suite": {"name": "amws-conformance", "version": _version()},
@@ -339,27 +271,38 @@ class Collector:
                 "rules_sha256": _file_hash("rules.yaml"),
             },
             "target": run.describe(),
-            "verdict": verdict,
+            # The target profile, secrets redacted, written beside this report (a certification
+            # bundle carries it), and where --junitxml wrote its file.
+            "profile": self._profile(run),
+            "junit_xml": _junit_path(session.config),
+            "verdict": judged["verdict"],
+            # What the verdict says besides: why the run ended early, if it did.
+            "unreachable_since": merged["unreachable_since"],
+            "stopped": self.stopped,
             "plan": self._plan_counts(),
             "forecast_minutes": (self.plan or {}).get("forecast_minutes"),
-            "normative_summary": {k: counts.get(k, 0) for k in SUMMARY},
+            "normative_summary": judged["normative_summary"],
+            "test_summary": judged["test_summary"],
             # Failed tests by what broke, the largest group first.
             "root_causes": root_causes(self.tests),
             # Why certifying rules were left undecided (a verdict of incomplete says which).
-            "undecided": _undecided(normative),
+            "undecided": judged["undecided"],
             # Normative rules whose every test goes through an operation of assumed shape or
             # checks an assumed rule beside them: reported, left out of certification.
-            "normative_not_certifiable": not_certifiable,
+            "normative_not_certifiable": judged["normative_not_certifiable"],
             "rules": verdicts,
             "failures": failures,
-            "informative_tests": informative,
+            "informative_tests": judged["informative_tests"],
             "coverage": {
                 op.operation_id: coverage.get(op.operation_id, 0) for op in spec.operations()
             },
             "cleanup_problems": merged["cleanup_problems"],
             "rate_units": rate_units(merged["spend"], merged["waited"]),
             "cleanup_deletes_already_gone": merged["cleanup_gone"],
-            "tests": self._tests(merged["spend"], level),
+            "tests": tests,
+            # Every breach a global check saw (the preflight's too), in order: the rules'
+            # verdicts count them, and verify recomputes from them.
+            "global_check_violations": violations,
             "setups": {
                 name: {"units": units, "requests": merged["spend"]["requests"].get(name, 0)}
                 for name, units in merged["spend"]["by_test"].items()
@@ -410,10 +353,23 @@ class Collector:
         self.summary_line = "\n".join([self.summary_line, *said])
         self._write_files(document)
 
+    def _profile(self, run: Run) -> dict[str, str] | None:
+        """The redacted profile's name beside the report and its sha256 (None: no profile)."""
+        profile = run.profile
+        self.profile_text = None if profile is None else redacted_profile(profile.data)
+        if self.profile_text is None:
+            return None
+        return {"file": PROFILE, "sha256": sha256(self.profile_text.encode())}
+
     def _write_files(self, document: dict[str, Any]) -> None:
         if self.directory is None:
             return
         self.directory.mkdir(parents=True, exist_ok=True)
+        copy = self.directory / PROFILE
+        if self.profile_text is None:
+            copy.unlink(missing_ok=True)  # an earlier run's, into the same folder
+        else:
+            copy.write_bytes(self.profile_text.encode())
         (self.directory / "report.json").write_text(
             json.dumps(document, indent=2), encoding="utf-8"
         )

@@ -12,12 +12,19 @@ A test names its rules. When it fails, the question is which of them the target 
 A rule's verdict then follows from its deciding tests and the global-check violations seen
 anywhere in the run. Failures are grouped by root cause, the largest group first, so one
 breach in a shared fixture reads as one cause, not as hundreds of failed rules.
+
+:func:`certification` is the whole of that as one pure function over what ``report.json``
+holds (its ``tests``, its ``global_check_violations`` and the rule catalogue's levels): the
+report plugin writes its result, and ``amws-conformance verify`` recomputes it from a bundled
+report alone and compares.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import spec
@@ -25,6 +32,14 @@ import spec
 SETUP_CAUSE = "set-up"
 UNANSWERED = "no answer"  # a request got none: refused connection, unknown host, time-out
 NOT_RUN_UNREACHABLE = "not run (target unreachable)"
+NOT_SELECTED = "not run (no test of it was selected)"
+# Rule verdicts, in the order reports count them. A rule is *flaky* when a test deciding it
+# failed and then passed on a rerun (--stability): never counted as passed.
+SUMMARY = ("passed", "failed", "flaky", "blocked", "skipped", "not-run")
+# What a test entry of report.json carries beside its outcome for the verdicts: why a failure
+# blocks rather than fails (phase, violated, cause, call_passed), and what makes the test
+# informative only (assumed_operations).
+FAILURE_FIELDS = ("phase", "violated", "cause", "call_passed")
 # Values that differ between two meetings of one breach: UUIDs, and long numbers (times,
 # counters). Short numbers stay: a status code is part of what broke.
 _NOISE = re.compile(rf"{spec.uuid_pattern().pattern}|\d{{5,}}")
@@ -53,6 +68,8 @@ def aggregate(outcomes: Iterable[tuple[str, list[str]]], broken: bool) -> tuple[
     seen = {o for o, _ in outcomes}
     if broken or "failed" in seen:
         return "failed", []
+    if "flaky" in seen:  # it failed once: a pass beside it does not make the rule passed
+        return "flaky", []
     if "passed" in seen:
         return "passed", []
     if "blocked" in seen:
@@ -113,3 +130,160 @@ def root_causes(tests: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
         group["failed_rules"] = sorted(group["failed_rules"])
         group["blocked_rules"] = sorted(group["blocked_rules"])
     return ordered
+
+
+@dataclass(frozen=True)
+class CatalogueRule:
+    """What the verdicts need of one rule of the catalogue."""
+
+    id: str
+    level: str  # normative or assumed
+    source: str
+    title: str
+
+    @property
+    def normative(self) -> bool:
+        return self.level == "normative"
+
+
+def catalogue() -> list[CatalogueRule]:
+    """This suite's rule catalogue (``spec/rules.yaml``), in file order."""
+    return [CatalogueRule(r.id, r.level, r.source, r.title) for r in spec.rules()]
+
+
+def binding(entry: Mapping[str, Any], level: Mapping[str, str]) -> bool:
+    """Whether a test's outcome may decide the normative rules it names: not when it also
+    checks an assumed rule or reached an operation of assumed shape."""
+    if entry.get("assumed_operations"):
+        return False
+    return all(level.get(rule) != "assumed" for rule in entry["rules"])
+
+
+def decides(entry: Mapping[str, Any], level: Mapping[str, str]) -> list[str]:
+    """The normative rules a test's outcome may decide."""
+    if not binding(entry, level):
+        return []
+    return [r for r in entry["rules"] if level.get(r) == "normative"]
+
+
+def rule_verdicts(
+    tests: Mapping[str, Mapping[str, Any]],
+    rules: Iterable[CatalogueRule],
+    violations: Iterable[Mapping[str, str]],
+) -> dict[str, dict[str, Any]]:
+    """Every rule's verdict from report.json's ``tests`` and ``global_check_violations``."""
+    rules = list(rules)
+    by_rule: dict[str, list[str]] = defaultdict(list)
+    for nodeid, entry in tests.items():
+        for rule_id in entry["rules"]:
+            by_rule[rule_id].append(nodeid)
+    global_failures: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for violation in violations:
+        global_failures[violation["rule"]].append((violation["test"], violation["message"]))
+    level = {rule.id: rule.level for rule in rules}
+    verdicts: dict[str, dict[str, Any]] = {}
+    for rule in rules:
+        named = by_rule.get(rule.id, [])
+        # A test that also checks an assumed rule, or that reached an operation of assumed
+        # shape (x-assumed), may fail for a choice the documents leave open: it never
+        # decides a normative rule while the rule has other tests; a rule observed only
+        # that way is reported and left out of certification.
+        deciding = [t for t in named if not rule.normative or binding(tests[t], level)]
+        judged = deciding or named
+        # A breach a global check saw counts wherever it was seen: in a test of this rule,
+        # in any test whose outcome may decide normative rules, or outside any test (the
+        # preflight). Tests relying on assumed operations observe only informatively.
+        found = [
+            f"{n}: {m}"
+            for n, m in global_failures.get(rule.id, [])
+            if n in judged or n not in tests or binding(tests[n], level)
+        ]
+        verdict, blocked_by = aggregate(
+            [rule_outcome(tests[t], rule.id) for t in judged], bool(found)
+        )
+        skips = sorted(
+            {
+                tests[t]["reason"]
+                for t in judged
+                if tests[t]["outcome"] in ("skipped", "not-run") and tests[t].get("reason")
+            }
+        )
+        verdicts[rule.id] = {
+            "verdict": verdict,
+            "level": rule.level,
+            "source": rule.source,
+            "title": rule.title,
+            "tests": named,
+            "informative_tests": [t for t in named if t not in deciding],
+            "certifies": rule.normative and bool(deciding or not named),
+            "skip_reasons": skips,
+            "blocked_by": blocked_by,
+            "global_check_failures": found[:5],
+        }
+    return verdicts
+
+
+def undecided(normative: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
+    """How many certifying rules were neither passed nor failed, per reason: the plan or the
+    clock left them out, a key or capability is not configured, a set-up blocked them, a
+    test of them was flaky."""
+    reasons: Counter[str] = Counter()
+    for verdict in normative.values():
+        if verdict["verdict"] in ("passed", "failed"):
+            continue
+        if verdict["verdict"] == "flaky":
+            reasons["flaky"] += 1
+        elif verdict["blocked_by"]:
+            reasons["blocked by " + ", ".join(verdict["blocked_by"])] += 1
+        else:
+            reasons[(verdict["skip_reasons"] or [NOT_SELECTED])[0].split(": ")[0]] += 1
+    return dict(reasons.most_common())
+
+
+def certification(
+    tests: Mapping[str, Mapping[str, Any]],
+    rules: Iterable[CatalogueRule],
+    violations: Iterable[Mapping[str, str]],
+    unreachable_since: str | None = None,
+    stopped: str | None = None,
+) -> dict[str, Any]:
+    """The verdict part of report.json, from its per-test entries (outcome, rules, reason,
+    assumed_operations and the :data:`FAILURE_FIELDS`), the global-check violations and the
+    catalogue's rule levels.
+
+    The run is *conformant* when every certifying normative rule passed, *not conformant*
+    when one failed, else *incomplete*. Expectations play no part; a flaky rule is not passed.
+    """
+    verdicts = rule_verdicts(tests, rules, violations)
+    normative = {k: v for k, v in verdicts.items() if v["certifies"]}
+    counts = Counter(v["verdict"] for v in normative.values())
+    if counts["failed"]:
+        verdict = "not conformant"
+    elif normative and counts["passed"] == len(normative):
+        verdict = "conformant"
+    else:
+        verdict = "incomplete"  # nothing failed, but not every rule was decided
+    if unreachable_since:
+        verdict += f" — target unreachable since {unreachable_since}"
+    if stopped:
+        verdict = f"incomplete — stopped before any test: {stopped}"
+    return {
+        "verdict": verdict,
+        "normative_summary": {k: counts.get(k, 0) for k in SUMMARY},
+        # Tests by outcome: every outcome counts here, whether or not it moves a rule.
+        "test_summary": dict(sorted(Counter(e["outcome"] for e in tests.values()).items())),
+        # Why certifying rules were left undecided (a verdict of incomplete says which).
+        "undecided": undecided(normative),
+        # Normative rules whose every test goes through an operation of assumed shape or
+        # checks an assumed rule beside them: reported, left out of certification.
+        "normative_not_certifiable": sorted(
+            k for k, v in verdicts.items() if v["level"] == "normative" and not v["certifies"]
+        ),
+        "rules": verdicts,
+        # Tests that check assumed rules only: informative.
+        "informative_tests": [
+            nodeid
+            for nodeid, e in tests.items()
+            if e["rules"] and all(verdicts.get(r, {}).get("level") == "assumed" for r in e["rules"])
+        ],
+    }

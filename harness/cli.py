@@ -9,7 +9,10 @@
 - ``costs``: measure the cost table the run plans are chosen by;
 - ``plan NAME``: print a plan's tests, its units per bucket and what it leaves uncovered;
 - ``expectations --from REPORT``: an expectations file listing what failed in a run's report;
-- ``sweep``: remove what an interrupted or killed run left on its target.
+- ``sweep``: remove what an interrupted or killed run left on its target;
+- ``diff OLD NEW``: the rules two runs' reports judge differently (regressed, fixed, ...);
+- ``bundle REPORT_DIR -o ZIP``: a run's evidence in one zip, with the sha256 of every file;
+- ``verify ZIP``: check a bundle's hashes and spec, and recompute its verdicts.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-from harness import _launch
+from harness import _bundle, _diff, _launch
 from harness._costs import main as costs_main
 from harness._expectations import main_from as expectations_from
 from harness._journal import default_state_dir
@@ -113,6 +116,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="where to write it (default: profile.yaml); an existing file is left alone",
     )
     commands.add_parser("selfcheck", help="run the self-check (see --help of it)")
+    diff = commands.add_parser(
+        "diff",
+        help="the rules two runs judge differently; exit status 1 when one regressed",
+        description=_diff.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    diff.add_argument("old", type=Path, metavar="OLD/report.json")
+    diff.add_argument("new", type=Path, metavar="NEW/report.json")
+    pack = commands.add_parser(
+        "bundle",
+        help="pack a run's report, evidence and hashes into one zip for verify",
+        description=_bundle.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    pack.add_argument(
+        "report_dir", type=Path, metavar="REPORT_DIR", help="--conformance-report's DIR"
+    )
+    pack.add_argument("-o", "--output", type=Path, required=True, metavar="ZIP")
+    pack.add_argument(
+        "--expectations",
+        type=Path,
+        metavar="FILE",
+        help="the expectations file the run used, if it is no longer where the run read it",
+    )
+    check = commands.add_parser(
+        "verify",
+        help="check a bundle: hashes, spec, and every verdict recomputed; exit 1 on a mismatch",
+    )
+    check.add_argument("bundle", type=Path, metavar="ZIP")
     costs = commands.add_parser("costs", help="measure the cost table (runs the suites, deep)")
     costs.add_argument("--output", help="where to write it (default: harness/costs.json)")
     costs.add_argument("--from-report", help="build it from a deep run's report.json instead")
@@ -181,6 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             # What is left stays in the ledger files: the same command retries it.
             print(f"amws-conformance sweep: the target failed: {error}", file=sys.stderr)
             return 1
+    if args.command == "diff":
+        return _diff.main(args.old, args.new)
+    if args.command == "bundle":
+        return _bundle.bundle_main(args.report_dir, args.output, args.expectations)
+    if args.command == "verify":
+        return _bundle.verify_main(args.bundle)
     if args.command == "costs":
         return costs_main(args.output, args.from_report, args.kill_matrix)
     if args.command == "expectations":

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness._verdicts import aggregate, cause_of, root_causes, rule_outcome
+from harness._verdicts import (
+    CatalogueRule,
+    aggregate,
+    cause_of,
+    certification,
+    root_causes,
+    rule_outcome,
+)
 
 ACK = "CONV-WRITE-ACKNOWLEDGEMENT"
 
@@ -77,3 +84,66 @@ def test_a_cause_leaves_out_what_differs_between_records() -> None:
     )
     assert cause_of(one) == cause_of(two)
     assert "404" in cause_of(_failed(["R"], reason="E   assert 404 == 200"))
+
+
+def test_a_flaky_test_never_makes_its_rule_passed() -> None:
+    assert rule_outcome({"rules": ["R"], "outcome": "flaky"}, "R") == ("flaky", [])
+    assert aggregate([("flaky", []), ("passed", [])], broken=False) == ("flaky", [])
+    assert aggregate([("flaky", []), ("failed", [])], broken=False) == ("failed", [])
+
+
+LEVELS = [
+    CatalogueRule("N1", "normative", "doc1 § A", "one"),
+    CatalogueRule("N2", "normative", "doc1 § A", "two"),
+    CatalogueRule("A1", "assumed", "doc1 § B", "ours"),
+]
+
+
+def _passed(rules: list[str], **entry: Any) -> dict[str, Any]:
+    return {"rules": rules, "outcome": "passed", "reason": None, **entry}
+
+
+def test_certification_from_report_entries_alone() -> None:
+    tests = {"t1": _passed(["N1"]), "t2": _passed(["N2"]), "t3": _passed(["A1"])}
+    judged = certification(tests, LEVELS, [])
+    assert judged["verdict"] == "conformant"
+    assert judged["test_summary"] == {"passed": 3}
+    assert judged["informative_tests"] == ["t3"]
+    # A breach a global check saw in any deciding test fails the rule.
+    seen = [{"test": "t1", "rule": "N2", "message": "no acknowledgement"}]
+    judged = certification(tests, LEVELS, seen)
+    assert judged["verdict"] == "not conformant"
+    assert judged["rules"]["N2"]["global_check_failures"] == ["t1: no acknowledgement"]
+
+
+def test_a_flaky_rule_leaves_the_run_incomplete_and_says_why() -> None:
+    tests = {"t1": _passed(["N1"]), "t2": {**_passed(["N2"]), "outcome": "flaky"}}
+    judged = certification(tests, LEVELS, [])
+    assert judged["rules"]["N2"]["verdict"] == "flaky"
+    assert judged["verdict"] == "incomplete"
+    assert judged["undecided"] == {"flaky": 1}
+    assert judged["normative_summary"]["flaky"] == 1
+
+
+def test_a_test_relying_on_an_assumed_operation_decides_no_normative_rule() -> None:
+    tests = {
+        "t1": _passed(["N1"]),
+        "t2": _failed(["N1"], assumed_operations=["createInvite"]),
+        "t3": _failed(["N2"], assumed_operations=["createInvite"]),
+    }
+    judged = certification(tests, LEVELS, [])
+    assert judged["rules"]["N1"]["verdict"] == "passed"
+    assert judged["rules"]["N1"]["informative_tests"] == ["t2"]
+    # Seen only through such a test: reported, left out of certification.
+    assert judged["normative_not_certifiable"] == ["N2"]
+    assert judged["verdict"] == "conformant"
+
+
+def test_the_verdict_says_why_a_run_ended_early() -> None:
+    tests = {"t1": _passed(["N1"]), "t2": _passed(["N2"])}
+    assert certification(tests, LEVELS, [], unreachable_since="10:00:00")["verdict"] == (
+        "conformant — target unreachable since 10:00:00"
+    )
+    assert certification(tests, LEVELS, [], stopped="keys.full refused")["verdict"] == (
+        "incomplete — stopped before any test: keys.full refused"
+    )
