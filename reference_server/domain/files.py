@@ -3,8 +3,9 @@
 An upload is judged by its bytes alone (Pillow must recognise JPEG or PNG and decode the whole
 image), kept as a "staged_file" for 24 hours on the server clock, and refused when the same
 bytes are already staged in the system. A person or user create or update turns a staged file
-into a "photo" record through :func:`claim`; from then on the staged entry is gone, so a later
-delete of the upload id answers 404 and never touches the photo.
+into a "photo" record through :func:`claim`; from then on the staged entry is gone
+(FILE-CLAIM-ENDS-STAGING), so the same bytes upload anew and a later delete of the upload id
+answers 404 and never touches the photo.
 
 Record formats (store kinds owned here):
 
@@ -299,6 +300,11 @@ class FilePolicy(Policy):
         """Whether the thumbnail is a reduced rendition (at most 160x160), not the photo."""
         return True
 
+    def claim_ends_staging(self) -> bool:
+        """Whether a claim takes the file out of the staging area: yes, so its bytes may be
+        uploaded again and its upload id is no staged file any more."""
+        return True
+
     def claimed(self, system: str, upload_uuid: str, photo_id: str) -> None:
         """A staged file became a photo; nothing more to decide on the correct server."""
 
@@ -441,7 +447,8 @@ def claim_staged(
                 "_sha256": record["_sha256"],
             },
         )
-        _discard(server, record)
+        if policy.claim_ends_staging():
+            _discard(server, record)
         policy.claimed(system, staged_uuid, photo_id)
     return photo_id
 

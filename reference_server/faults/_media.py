@@ -49,6 +49,16 @@ class _DuplicateUploadAllowed(FilePolicy):
         return None
 
 
+@overrides(
+    "claimed-file-stays-staged",
+    "FILE-CLAIM-ENDS-STAGING",
+    "a claimed upload stays staged: its bytes still answer the identical-file 422",
+)
+class _ClaimedFileStaysStaged(FilePolicy):
+    def claim_ends_staging(self) -> bool:
+        return False
+
+
 @overrides("staged-never-expires", "FILE-STAGED-EXPIRY", "staged files never expire")
 class _StagedNeverExpires(FilePolicy):
     def staged_expired(self, record: Record) -> bool:

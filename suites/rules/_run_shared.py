@@ -21,13 +21,14 @@ API = "/api/ws/v1"
 
 
 def shared_pictured(run: Run, api: Any, factories: Any) -> dict[str, Any]:
-    """A person with a photo (``person``, the ``body`` that made it, and the ``photo``'s
-    photoId), made once per run, for tests that only read, search for or download it (as any
-    key, or as another system's key, which must be refused): a read changes nothing.
+    """A person with a photo (``person``, the ``body`` that made it, the ``photo``'s photoId,
+    and the ``image`` bytes and ``staged`` uuid of the upload it claimed), made once per run,
+    for tests that only read, search for or download it (as any key, or as another system's
+    key, which must be refused), or upload its image again: none of that changes the person.
     Credentials may be added to the person (the rate-limit drain adds some and deletes them
     when it ends, the permission matrix's credential create adds one), but nobody asserts
     what the person's whole list of credentials holds, and nobody changes or deletes the
-    person or its photo."""
+    person, its photo or the upload it claimed."""
 
     def make() -> dict[str, Any]:
         image = jpeg_bytes(factories.random.randrange(1 << 30), (48, 48))
@@ -39,9 +40,10 @@ def shared_pictured(run: Run, api: Any, factories: Any) -> dict[str, Any]:
         uuid = str(person.json()["uuid"])
         photo = api.get(f"{API}/persons/{uuid}").json().get("photoId")
         assert photo, "the person read shows no photoId after claiming an upload"
-        return {"person": uuid, "body": body, "photo": str(photo)}
+        upload = str(staged.json()["uuid"])
+        return {"person": uuid, "body": body, "photo": str(photo), "image": image, "staged": upload}
 
-    made: dict[str, str] = run.shared("media:pictured", make)
+    made: dict[str, Any] = run.shared("media:pictured", make)
     return made
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from fixtures.images import gif_bytes, jpeg_bytes, png_bytes
 from suites.rules import _people_records as records
+from suites.rules._run_shared import shared_pictured
 
 UPLOAD = "/api/ws/v1/files/upload"
 FILES = "/api/ws/v1/files"
@@ -171,6 +172,20 @@ def test_identical_staged_file_is_422_until_deleted(api, factories) -> None:
     # Only one staged copy existed: with it gone, the bytes stage again.
     second = _staged(api, data)
     assert second != first
+
+
+@pytest.mark.rule("FILE-CLAIM-ENDS-STAGING")
+def test_claimed_upload_is_no_longer_staged(amws_run, api, factories) -> None:
+    # The run's shared person with a photo claimed its upload when it was made (nobody deletes
+    # that upload), so its bytes have left the staging area: they upload again as a new file.
+    pictured = shared_pictured(amws_run, api, factories)
+    again = _upload(api, pictured["image"])
+    assert again.status_code == 200, (
+        "the upload a person claimed still counts as staged",
+        again.status_code,
+        again.text,
+    )
+    assert again.json()["uuid"] != pictured["staged"]
 
 
 @pytest.mark.rule("FILE-403-NO-WRITE-RIGHT")

@@ -42,6 +42,15 @@ def test_duplicate_upload_allowed_breaks_the_422(faulty: Faulty) -> None:
         assert upload(client, data).status_code == 200
 
 
+def test_claimed_file_stays_staged_breaks_the_end_of_staging(faulty: Faulty) -> None:
+    server = faulty("claimed-file-stays-staged")
+    data = jpeg()
+    with server.client() as client:
+        person = {"firstName": "Claims", "photoUuid": stage(client, data)}
+        assert client.post("/api/ws/v1/persons", json=person).status_code == 201
+        assert upload(client, data).status_code == 422
+
+
 def test_staged_never_expires_breaks_the_24_hours(faulty: Faulty) -> None:
     server = faulty("staged-never-expires")
     with server.client() as client, server.control() as control:
