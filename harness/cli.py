@@ -81,7 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["selfcheck"]:
         # A process of its own: the harness never imports the self-check or the server.
         return subprocess.call([sys.executable, "-m", "selfcheck", *argv[1:]])
-    parser = argparse.ArgumentParser(prog="amws-conformance", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="amws-conformance",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the docstring's list, as written
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser(
         "run",
