@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import html
 import json
 import os
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
@@ -18,13 +17,13 @@ import pytest
 import spec
 from harness._bundle import PROFILE, redacted_profile, sha256
 from harness._expectations import Expectations, exit_status, judge, summary
+from harness._html import render
 from harness._plan import PLAN_LEFT_OUT
 from harness._preflight import PREFLIGHT
 from harness._spend import FAILED_AUTH, SETUP, merge
 from harness._stability import NOT_RUN, attempt, failed, record_rerun
 from harness._verdicts import (
     FAILURE_FIELDS,
-    SUMMARY,
     catalogue,
     certification,
     decides,
@@ -102,6 +101,7 @@ class Collector:
         self.workers: list[dict[str, Any]] = []  # worker_output() of each xdist worker
         self.plan: dict[str, Any] | None = None  # the run plan, as Schedule.describe() says
         self.stopped: str | None = None  # why the run ended before its first test
+        self.began = dt.datetime.now(dt.UTC)  # the session began (pytest_configure)
         self.profile_text: str | None = None  # the target profile, redacted, for the report
         self.stability = 0  # reruns of a failed test (--stability)
         self.expectations: Expectations | None = None  # the known failures (--expectations)
@@ -244,6 +244,7 @@ class Collector:
 
     # -- verdicts ---------------------------------------------------------------------
     def document(self, run: Run, session: pytest.Session) -> dict[str, Any]:
+        now = dt.datetime.now(dt.UTC)
         merged = self._merged(run)
         rules = catalogue()
         level = {rule.id: rule.level for rule in rules}
@@ -263,7 +264,10 @@ class Collector:
             if e["outcome"] == "failed"
         }
         return {
-            "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "generated_at": now.isoformat(timespec="seconds"),
+            "started_at": self.began.isoformat(timespec="seconds"),
+            "duration_seconds": round((now - self.began).total_seconds(), 1),
+            "seed": run.seed,
             "suite": {"name": "amws-conformance", "version": _version()},
             "spec": {
                 "openapi_version": spec.openapi()["info"]["version"],
@@ -373,120 +377,4 @@ class Collector:
         (self.directory / "report.json").write_text(
             json.dumps(document, indent=2), encoding="utf-8"
         )
-        (self.directory / "report.html").write_text(render_html(document), encoding="utf-8")
-
-
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#222}
-h1{margin:0 0 .2rem}
-.verdict{font-size:1.4rem;padding:.4rem .8rem;border-radius:6px;display:inline-block}
-.ok{background:#d8f5d8} .bad{background:#f9d6d6} .partial{background:#fbeec0}
-table{border-collapse:collapse;margin:1rem 0}
-td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
-.passed{color:#176b17} .failed{color:#b00020;font-weight:600}
-.skipped{color:#8a6d00} .not-run{color:#666} .blocked{color:#a14d00}
-pre{background:#f6f6f6;padding:.5rem;white-space:pre-wrap;max-height:24rem;overflow:auto}
-"""
-
-
-def _table(rows: list[list[str]], head: list[str]) -> str:
-    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
-    out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
-    return "".join(out) + "</table>"
-
-
-def _verdict_cell(verdict: str) -> str:
-    return f"<span class='{verdict}'>{html.escape(verdict)}</span>"
-
-
-def render_html(doc: dict[str, Any]) -> str:
-    """A self-contained page: verdict, tables per document and resource, failures with evidence."""
-    esc = html.escape
-    rules = doc["rules"]
-
-    def tally(group_of: Any) -> str:
-        groups: dict[str, Counter[str]] = defaultdict(Counter)
-        for rule_id, v in rules.items():
-            if v["certifies"]:
-                groups[group_of(rule_id, v)][v["verdict"]] += 1
-        rows = [[esc(g)] + [str(c.get(k, 0)) for k in SUMMARY] for g, c in sorted(groups.items())]
-        return _table(rows, ["group", *(k.replace("-", " ") for k in SUMMARY)])
-
-    good = doc["verdict"] == "conformant"
-    tone = "ok" if good else "partial" if doc["verdict"].startswith("incomplete") else "bad"
-    plan = doc.get("plan") or {}
-    units = doc["rate_units"]
-    spent = {**units["keys"], "failed_auth": units["failed_auth"]}
-    spent_text = ", ".join(f"{k} {v:,}" for k, v in sorted(spent.items(), key=lambda i: -i[1]) if v)
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>AMWS conformance report</title>",
-        f"<style>{_CSS}</style></head><body>",
-        f"<h1>AMWS conformance report</h1><p>{esc(str(doc['target']['name']))} — "
-        f"{esc(str(doc['target']['base_url']))} — {esc(doc['generated_at'])}</p>",
-        f"<div class='verdict {tone}'>{esc(doc['verdict'])}</div>",
-        f"<p>plan <b>{esc(str(plan.get('name', '-')))}</b>: {plan.get('tests', 0)} tests run, "
-        f"{plan.get('left_out', 0)} left out (not run (plan)); forecast "
-        f"{esc(str(plan.get('forecast_minutes', '-')))} min; units spent: {esc(spent_text)}; "
-        f"429 answers not asked for: {units.get('unplanned_429', 0)}</p>",
-        "<h2>Normative rules per document</h2>",
-        tally(lambda _id, v: v["source"].split(" §")[0]),
-        "<h2>Normative rules per resource</h2>",
-        tally(lambda rule_id, _v: rule_id.split("-")[0]),
-    ]
-    through = doc["normative_not_certifiable"]
-    if through:
-        parts += [
-            "<h2>Normative rules seen only beside our assumptions</h2>",
-            "<p>The documents state these rules, but every test of them also relies on a choice "
-            "the documents leave open (an operation of assumed shape, or an assumed rule checked "
-            "beside them), so their verdicts are informative and not counted above.</p>",
-            _table(
-                [[esc(r), _verdict_cell(rules[r]["verdict"])] for r in through], ["rule", "verdict"]
-            ),
-        ]
-    causes = doc.get("root_causes") or []
-    if causes:
-        parts.append(
-            "<h2>Root causes</h2><p>Failed tests grouped by what broke, largest first.</p>"
-        )
-        parts.append(
-            _table(
-                [
-                    [
-                        esc(c["cause"]),
-                        str(len(c["tests"])),
-                        esc(", ".join(c["failed_rules"])),
-                        esc(", ".join(c["blocked_rules"])),
-                        esc(c["example"]),
-                    ]
-                    for c in causes
-                ],
-                ["cause", "tests", "rules failed", "rules blocked", "example"],
-            )
-        )
-    parts.append("<h2>Failures</h2>")
-    if not doc["failures"]:
-        parts.append("<p>None.</p>")
-    for nodeid, failure in doc["failures"].items():
-        parts.append(f"<h3>{esc(nodeid)}</h3><p>rules: {esc(', '.join(failure['rules']))}</p>")
-        parts.append(f"<pre>{esc(failure['reason'] or '')}</pre>")
-        for exchange in failure["transcript"]:
-            parts.append(f"<pre>{esc(json.dumps(exchange, indent=1)[:3000])}</pre>")
-    rows = [
-        [
-            esc(rule_id),
-            _verdict_cell(v["verdict"]),
-            esc(v["level"] if v["certifies"] or v["level"] != "normative" else "normative*"),
-            esc(v["source"]),
-            esc(v["title"]),
-            esc("; ".join(v["skip_reasons"])),
-        ]
-        for rule_id, v in rules.items()
-    ]
-    parts += [
-        "<h2>All rules</h2>",
-        "<p>normative*: seen only beside our assumptions (informative).</p>",
-        _table(rows, ["rule", "verdict", "level", "source", "title", "skips"]),
-    ]
-    parts.append("</body></html>")
-    return "".join(parts)
+        (self.directory / "report.html").write_text(render(document), encoding="utf-8")
