@@ -302,6 +302,7 @@ class _Fold:
 def _deciding(reason: str, limit: int = MESSAGE_CHARS) -> str:
     """The ``E`` lines of a pytest failure text (the assertion and its explanation)."""
     lines = [line[1:].strip() for line in reason.splitlines() if line.startswith("E ")]
+    lines = [line for line in lines if line]
     if len(lines) > MESSAGE_LINES:
         lines = [*lines[:MESSAGE_LINES], "…"]
     text = "\n".join(lines) if lines else failure_line(reason)
@@ -436,15 +437,21 @@ class _Evidence:
             )
         return out
 
+    def ref(self, fold: _Fold) -> str:
+        """A fold shown elsewhere on the page: its first deciding line and a link to it."""
+        line = failure_line(str(fold.entry.get("reason") or ""))
+        return (
+            f"<div class='failure ref'><p class='msg'>{_text(_cut(line, 300))}</p>"
+            f"<p><a href='#{fold.anchor}'>evidence</a> ({_plural(len(fold.tests), 'test')})"
+            "</p></div>"
+        )
+
     def block(self, fold: _Fold) -> str:
         """The fold in full the first time it is asked for; later, a line pointing to it."""
         reason = str(fold.entry.get("reason") or "")
-        message = f"<p class='msg'>{_text(_deciding(reason))}</p>"
         if fold.shown:
-            return (
-                f"<div class='failure ref'>{message}<p><a href='#{fold.anchor}'>evidence</a> "
-                f"({_plural(len(fold.tests), 'test')})</p></div>"
-            )
+            return self.ref(fold)
+        message = f"<p class='msg'>{_text(_deciding(reason))}</p>"
         fold.shown = True
         first = fold.variants[0]
         out = [
@@ -495,7 +502,8 @@ class _Evidence:
         return "".join(out)
 
     def rest(self) -> str:
-        """The folds no rule's section showed (a failed test naming no known rule)."""
+        """The folds no rule's section showed in full: a set-up that failed under tests of
+        rules that failed on their own, a failed test naming no rule of the catalogue."""
         left = [f for f in self.folds if not f.shown]
         if not left:
             return ""
@@ -800,9 +808,19 @@ def _rule_section(
         fold = evidence.of_test.get(name)
         if fold is not None and fold not in folds:
             folds.append(fold)
-    # Failures that failed this rule before those that only blocked it.
-    folds.sort(key=lambda f: rule_outcome(f.entry, rule_id)[0] != "failed")
-    out.extend(evidence.block(fold) for fold in folds)
+    failing = [f for f in folds if rule_outcome(f.entry, rule_id)[0] == "failed"]
+    others = [f for f in folds if f not in failing]
+    out.extend(evidence.block(fold) for fold in failing)
+    if failing and others:
+        # The rule failed on its own; failures elsewhere that stopped its other tests are
+        # shown where they belong, and only pointed to from here.
+        stopped = sum(len(f.tests) for f in others)
+        out.append(
+            f"<details><summary>{_plural(stopped, 'more test')} of this rule stopped by other "
+            "failures</summary>" + "".join(evidence.ref(fold) for fold in others) + "</details>"
+        )
+    else:
+        out.extend(evidence.block(fold) for fold in others)
     if names:
         informative = set(rule.get("informative_tests") or ())
         outcome = {

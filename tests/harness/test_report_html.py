@@ -198,9 +198,39 @@ def test_the_chart_is_inline_svg_per_document_and_per_resource() -> None:
         assert not attrs.get("src") and not (tag == "link" and attrs.get("href")), tag
 
 
+def _stopped(doc: dict[str, Any], node: str, rules: list[str], **fields: Any) -> None:
+    """Add a failed test whose failure (a set-up's, another rule's check) stopped ``rules``."""
+    message = str(fields.pop("message"))
+    doc["tests"][node] = {"outcome": "failed", "rules": rules, **fields}
+    doc["failures"][node] = {"reason": _reason("t", message), "rules": rules, "transcript": []}
+    for rule in rules:
+        doc["rules"][rule]["tests"].append(node)
+
+
 def test_every_rule_in_the_table_links_to_its_evidence() -> None:
     doc = document(failures=30, functions=10)
+    first, second, third = list(doc["rules"])[:3]
+    # A check of the first rule broke in a test of the first two: the second is blocked there.
+    _stopped(
+        doc,
+        "suites/rules/test_z.py::test_both",
+        [first, second],
+        violated=[first],
+        phase="call",
+        message=f"[{first}] broken by a global check",
+    )
+    # A set-up failed under a test of the third rule: blocked, by no rule.
+    _stopped(
+        doc,
+        "suites/rules/test_z.py::test_setup",
+        [third],
+        phase="setup",
+        message="fixture could not make its record",
+    )
     page = Page(render(doc))
+    # The second rule failed on its own: the failure that stopped its other test is pointed to.
+    assert "1 more test of this rule stopped by other failures" in page.text(f"rule-{second}")
+    assert f"[{first}] broken by a global check" in page.text(f"rule-{first}")
     rows = [cells for cells in page.rows if cells]  # the heading's row has no td
     assert len(rows) == len(doc["rules"])
     for cells in rows:
