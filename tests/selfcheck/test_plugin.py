@@ -53,6 +53,26 @@ def _profile(pytester: pytest.Pytester, server: LiveServer) -> Path:
     return path
 
 
+def _matrix_run(
+    pytester: pytest.Pytester, server: LiveServer, out: Path, *extra: str
+) -> pytest.RunResult:
+    """``test_matrix.py`` under the fault matrix, the kill matrix written to ``out``."""
+    return pytester.runpytest(
+        "-p",
+        "selfcheck.plugin",
+        "--target",
+        str(_profile(pytester, server)),
+        "--no-preflight",
+        "--fault-matrix",
+        MATRIX,
+        "--fault-matrix-out",
+        str(out),
+        *extra,
+        "-p",
+        "no:cacheprovider",
+    )
+
+
 def test_pairs_are_read_in_order_and_checked() -> None:
     assert list(fault_rules("b=R2, a=R1")) == ["b", "a"]
     assert fault_rules(None) == {}
@@ -87,20 +107,7 @@ def pytest_collection_modifyitems(items):
 """
     )
     out = pytester.path / "matrix.json"
-    result = pytester.runpytest(
-        "-s",
-        "-p",
-        "selfcheck.plugin",
-        "--target",
-        str(_profile(pytester, server)),
-        "--no-preflight",
-        "--fault-matrix",
-        MATRIX,
-        "--fault-matrix-out",
-        str(out),
-        "-p",
-        "no:cacheprovider",
-    )
+    result = _matrix_run(pytester, server, out, "-s")
     result.assert_outcomes(passed=2, failed=1, skipped=1, deselected=1)
     assert json.loads(out.read_text(encoding="utf-8")) == {
         "bearer-not-stripped": {
@@ -124,20 +131,9 @@ def test_every_test_runs_when_the_whole_kill_matrix_is_wanted(
 ) -> None:
     pytester.makepyfile(test_matrix=TESTS)
     out = pytester.path / "matrix.json"
-    pytester.runpytest(
-        "-p",
-        "selfcheck.plugin",
-        "--target",
-        str(_profile(pytester, server)),
-        "--no-preflight",
-        "--fault-matrix",
-        MATRIX,
-        "--fault-matrix-out",
-        str(out),
-        "--fault-matrix-every-test",
-        "-p",
-        "no:cacheprovider",
-    ).assert_outcomes(passed=2, failed=2, deselected=1)
+    _matrix_run(pytester, server, out, "--fault-matrix-every-test").assert_outcomes(
+        passed=2, failed=2, deselected=1
+    )
     found = json.loads(out.read_text(encoding="utf-8"))
     assert found["bearer-not-stripped"]["tests"] == 2
     assert len(found["bearer-not-stripped"]["failed"]) == 2
