@@ -557,6 +557,14 @@ def _header(doc: Mapping[str, Any]) -> str:
         digest("rules_sha256"),
         fact("exit status", doc.get("exit_status", "-")),
     ]
+    units = doc.get("rate_units")
+    if isinstance(units, Mapping):
+        spent = {**(units.get("keys") or {}), "failed_auth": units.get("failed_auth", 0)}
+        top = sorted(((k, v) for k, v in spent.items() if v), key=lambda i: -i[1])
+        text = ", ".join(f"{k} {v:,}" for k, v in top[:3]) + (" …" if len(top) > 3 else "")
+        full = ", ".join(f"{k} {v:,}" for k, v in top)
+        facts.append(fact("units", text or "-", full))
+        facts.append(fact("429 not asked for", units.get("unplanned_429", 0)))
     if doc.get("stability"):
         facts.append(fact("stability", f"{doc['stability']} reruns of a failed test at most"))
     counts = [

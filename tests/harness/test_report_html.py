@@ -172,10 +172,11 @@ def document(
 
 def test_the_header_says_the_verdict_the_counts_and_the_runs_facts() -> None:
     doc = document(failures=30, functions=10)
+    doc["rate_units"] = {"keys": {"full": 12345}, "failed_auth": 800, "unplanned_429": 2}
     page = Page(render(doc))
     assert page.text("verdict") == "not conformant"
     facts = page.text("facts")
-    for fact in ("feedc0de", "424242", "deep", "14 min 5 s", "9.8.7", "mock"):
+    for fact in ("feedc0de", "424242", "deep", "14 min 5 s", "9.8.7", "mock", "full 12,345"):
         assert fact in facts, fact
     assert OPENAPI_SHA in page.titles and RULES_SHA in page.titles
     counts = page.text("counts")
