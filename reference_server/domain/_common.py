@@ -3,7 +3,7 @@
 The decisions these helpers make for every resource (which system a read or a reference may
 reach, whether a hard delete clears what points at the record) are the methods of
 ``RecordPolicy``; the helpers ask ``server.policy(RecordPolicy)`` for the one in force, which
-is where the convention faults (``faults/_conventions.py``) plug in.
+is where the convention faults (``faults/_records.py``) plug in.
 """
 
 from __future__ import annotations

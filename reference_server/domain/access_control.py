@@ -2,7 +2,7 @@
 
 The decisions inside these steps are the methods of ``AccessControlPolicy``; the handlers ask
 ``server.policy(AccessControlPolicy)`` for the one in force, which is where the access control
-faults (``faults/_reference_data.py``) plug in. This module holds the correct behaviour only.
+faults (``faults/_access_control.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations

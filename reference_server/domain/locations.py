@@ -2,7 +2,7 @@
 
 The decisions inside these steps are the methods of ``LocationPolicy``; the handlers ask
 ``server.policy(LocationPolicy)`` for the one in force, which is where the location faults
-(``faults/_reference_data.py``, ``faults/_conventions.py``) plug in. This module holds the
+(``faults/_locations.py``, ``faults/_records.py``) plug in. This module holds the
 correct behaviour only.
 """
 

@@ -5,7 +5,7 @@ and the contains-style search over a few text criteria.
 
 The decisions inside the person steps are the methods of ``PersonPolicy``; the handlers ask
 ``server.policy(PersonPolicy)`` for the one in force, which is where the person faults
-(``faults/_people.py``) plug in. This module holds the correct behaviour only.
+(``faults/_persons.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations

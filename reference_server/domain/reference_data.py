@@ -3,8 +3,9 @@
 The five resources share one set of handlers; each step passes the store kind it works on
 (``department``, ``cost_center``, ...). The decisions inside these steps are the methods of
 ``ReferenceDataPolicy``; the handlers ask ``server.policy(ReferenceDataPolicy)`` for the one
-in force, which is where the faults of these resources (``faults/_reference_data.py``) plug
-in. This module holds the correct behaviour only.
+in force, which is where the faults of these resources (``faults/_name_only.py``; the system
+scope of their lists, ``faults/_records.py``) plug in. This module holds the correct behaviour
+only.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The decisions inside these steps are the methods of ``RolePolicy``; the handlers ask
 ``server.policy(RolePolicy)`` for the one in force, which is where the role faults
-(``faults/_reference_data.py``) plug in. This module holds the correct behaviour only.
+(``faults/_roles.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ registrations paged by their registration state.
 
 The decisions inside these steps are the methods of ``UserPolicy``; the handlers ask
 ``server.policy(UserPolicy)`` for the one in force, which is where the user faults
-(``faults/_people.py``) plug in. This module holds the correct behaviour only.
+(``faults/_users.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The decisions inside these steps are the methods of ``VehiclePolicy``; the handler asks
 ``server.policy(VehiclePolicy)`` for the one in force, which is where the vehicle faults
-(``faults/_reference_data.py``) plug in. This module holds the correct behaviour only.
+(``faults/_vehicles.py``) plug in. This module holds the correct behaviour only.
 """
 
 from __future__ import annotations

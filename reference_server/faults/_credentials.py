@@ -18,7 +18,6 @@ from starlette.responses import Response
 from reference_server._errors import ApiError, invalid_fields
 from reference_server._pipeline import RequestPolicy
 from reference_server.domain.credentials import NOT_LIVE, CredentialPolicy
-from reference_server.faults._conventions import listed_wholesale
 from reference_server.faults._model import (
     CATALOGUE,
     DUPLICATE,
@@ -29,6 +28,7 @@ from reference_server.faults._model import (
     swap,
     unchecked,
 )
+from reference_server.faults._requests import listed_wholesale
 from reference_server.store import Record
 
 # Fault memory keys (``Policy.memory``): what a fault remembers between a write and a read.
