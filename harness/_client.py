@@ -55,7 +55,7 @@ class Session:
 
     base_url: str
     ledger: Ledger
-    secrets: list[str]
+    secrets: list[str] = field(repr=False)  # never in a failure's printed arguments
     violations: list[tuple[str, Violation]] = field(default_factory=list)
     transcript: list[Exchange] = field(default_factory=list)
     current_test: str = ""

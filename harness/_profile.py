@@ -59,7 +59,8 @@ class ProfileError(Exception):
 class Profile:
     """A validated target profile."""
 
-    data: dict[str, Any]
+    # Out of the repr: pytest prints a failing test's arguments, and a profile holds the keys.
+    data: dict[str, Any] = field(repr=False)
     source: str = "<embedded>"
     _keys: dict[str, str] = field(default_factory=dict, repr=False)
 

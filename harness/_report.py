@@ -105,6 +105,12 @@ class Collector:
         self.profile_text: str | None = None  # the target profile, redacted, for the report
         self.stability = 0  # reruns of a failed test (--stability)
         self.expectations: Expectations | None = None  # the known failures (--expectations)
+        self.secrets: list[str] = []  # the profile's secret values, cut out of failure texts
+
+    def _redacted(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
 
     def absorb(self, output: dict[str, Any]) -> None:
         """Add one xdist worker's :func:`worker_output` (the controller has no run of its own)."""
@@ -200,7 +206,7 @@ class Collector:
         elif failed(report) and entry["outcome"] != "failed":
             entry.update(
                 outcome="failed",
-                reason=report.longreprtext[-3000:],
+                reason=self._redacted(report.longreprtext)[-3000:],
                 phase=report.when,
                 violated=next((v for k, v in report.user_properties if k == "violated"), []),
                 cause=next((v for k, v in report.user_properties if k == "cause"), None),

@@ -223,6 +223,8 @@ def pytest_configure(config: pytest.Config) -> None:
     untold: dict[str, float] = {}
     run.on_wait = lambda bucket, seconds: _say_wait(config, untold, bucket, seconds)
     collector = Collector(config.getoption("--conformance-report"))
+    # Failure texts quote values a test saw; a key among them never reaches the report.
+    collector.secrets = run.profile.secrets() if run.profile else []
     reruns = config.getoption("--stability")
     if reruns is None and run.profile is not None:
         reruns = run.profile.data.get("stability")

@@ -103,3 +103,28 @@ def test_shipped_example_profiles_are_valid(monkeypatch) -> None:
         monkeypatch.setenv(name, "v" * 64)
     for path in sorted(folder.glob("*.yaml")):
         assert load(path).name
+
+
+def test_a_failing_test_that_takes_the_profile_prints_no_key(pytester: pytest.Pytester) -> None:
+    """pytest prints a failing test's arguments; a profile (and the run's session, which holds
+    the secrets for redaction) must print without the keys, not even a truncated prefix."""
+    key = "K3y" * 30
+    profile = pytester.path / "target.yaml"
+    profile.write_text(yaml.safe_dump({**MINIMAL, "keys": {"full": key}}), encoding="utf-8")
+    pytester.makepyfile(
+        """
+        from harness import load
+        from harness._client import Session
+
+        def test_fails(request):
+            profile = load(request.config.getoption("profile_path"))
+            session = Session("https://example.test", None, profile.secrets())
+            assert (profile, session) is None
+        """
+    )
+    pytester.makeconftest("def pytest_addoption(parser):\n    parser.addoption('--profile-path')\n")
+    result = pytester.runpytest_inprocess(
+        "-p", "no:harness.plugin", "-p", "no:cacheprovider", f"--profile-path={profile}"
+    )
+    result.assert_outcomes(failed=1)
+    assert "K3yK3y" not in result.stdout.str()
