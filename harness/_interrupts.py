@@ -31,6 +31,9 @@ class Interrupts:
         self._deferring = 0  # depth of deferred() blocks the main thread is in
         self._pending: str | None = None  # an interrupt held back until a create is booked
         self.further = 0  # interrupts received while the run was stopping
+        # The interrupt that stopped the tests, once raised: code under test may swallow the
+        # KeyboardInterrupt (a broad except), so the run checks this before each next test.
+        self.interrupted: str | None = None
 
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -51,7 +54,8 @@ class Interrupts:
                 return
             # pytest's interrupt: the running test stops, the session finishes, cleanup runs.
             self._stopping = True
-            raise KeyboardInterrupt(f"{name} received")
+            self.interrupted = f"{name} received"
+            raise KeyboardInterrupt(self.interrupted)
         self.further += 1
         if self.further < STOP_AFTER:
             self._say(
@@ -85,7 +89,8 @@ class Interrupts:
         if not self._deferring and self._pending is not None:
             name, self._pending = self._pending, None
             self._stopping = True
-            raise KeyboardInterrupt(f"{name} received")
+            self.interrupted = f"{name} received"
+            raise KeyboardInterrupt(self.interrupted)
 
     @contextmanager
     def cleaning(self) -> Iterator[None]:

@@ -350,6 +350,10 @@ def _rules_of(item: pytest.Item) -> list[str]:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     run = item.config.stash[RUN_KEY]
+    if run.interrupts is not None and run.interrupts.interrupted:
+        # The interrupt was swallowed where it landed (code with a broad except): no further
+        # test starts, and the session ends as after Ctrl-C, cleanup included.
+        raise KeyboardInterrupt(run.interrupts.interrupted)
     if run.session is not None:
         run.session.assumed_operations.clear()
     needs = [m.args[0] for m in item.iter_markers("requires") if m.args]

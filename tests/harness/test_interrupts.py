@@ -3,6 +3,7 @@ and no interrupt falls between a create's answer and the ledger."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Iterator
@@ -66,3 +67,29 @@ def test_restore_puts_back_the_handlers_it_replaced() -> None:
     assert signal.getsignal(signal.SIGTERM) != before
     installed.restore()
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_an_interrupt_swallowed_where_it_landed_is_remembered(interrupts: Interrupts) -> None:
+    with contextlib.suppress(BaseException):  # what a test's broad except does to it
+        _signal(signal.SIGINT)
+    assert interrupts.interrupted == "SIGINT received"
+
+
+def test_no_test_starts_after_an_interrupt_a_test_swallowed(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import os, signal
+
+        def test_swallows():
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+            except BaseException:
+                pass
+
+        def test_never_starts():
+            raise AssertionError("a test started after the run was interrupted")
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--no-preflight")
+    assert "a test started after the run was interrupted" not in result.stdout.str()
+    assert "SIGINT received" in result.stdout.str()
