@@ -53,18 +53,17 @@ class Outcome:
 Matrix = dict[str, dict[str, Any]]
 
 
+def _pytest(*paths: str) -> list[str]:
+    """A pytest of the self-check's own over ``paths``: quiet, and no cache left in the tree."""
+    return [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider"]
+
+
 def _run_matrix(paths: Sequence[str], faults: Sequence[Fault], extra: Sequence[str] = ()) -> Matrix:
     """One pytest over ``paths`` running each tagged test under each of ``faults``."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "matrix.json"
         command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            *paths,
-            "-q",
-            "-p",
-            "no:cacheprovider",
+            *_pytest(*paths),
             # Pass/fail is all the self-check reads; plain asserts skip the costly rewriting.
             "--assert=plain",
             "-o",
@@ -227,17 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_baseline:
         files = _files_of(rule_map, rules)
         baseline = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                *files,
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "--rules",
-                ",".join(sorted(rules)),
-            ],
+            [*_pytest(*files), "--rules", ",".join(sorted(rules))],
             cwd=ROOT,
             capture_output=True,
             text=True,
