@@ -5,12 +5,17 @@ is reported as not run (plan), the forecast is printed before the first test, an
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
+import httpx
 import pytest
+from starlette.requests import Request
+from starlette.responses import Response
 
 from harness._profile import validate
 from harness._schedule import default_plan
+from tests._proxy import Proxy, passed_on
 from tests.harness.test_plugin import _profile, server  # noqa: F401 - the module's fixture
 from tests.reference_server.conftest import LiveServer
 
@@ -116,3 +121,45 @@ def test_certify_is_the_default_where_the_documented_bucket_applies() -> None:
     assert default_plan(_validated(per_key={"full": raised})) == "certify"
     assert default_plan(_validated(per_key={"full": raised}, unauthenticated=raised)) == "deep"
     assert default_plan(None) == "deep"  # the embedded reference server (raised quotas)
+
+
+RUNS_ON = """
+import pytest
+
+@pytest.mark.rule("DEPT-WRITE-ACK")
+def test_keeps_asking(api, factories):
+    body = factories.named("createDepartment", "late")
+    assert api.post("/api/ws/v1/departments", json=body).status_code == 201
+    for _ in range(5000):  # far longer than --max-minutes allows on this slow target
+        api.get("/api/ws/v1/departments")
+    pytest.fail("the deadline never stopped the test")
+"""
+
+
+def test_the_deadline_ends_a_running_test_and_leaves_time_for_its_cleanup(
+    pytester: pytest.Pytester,
+    server: LiveServer,  # noqa: F811
+) -> None:
+    # A test the forecast lets start (the table does not know it) that would run for minutes:
+    # the deadline, not the forecast, must end it, and what it made is still removed.
+    pytester.makepyfile(test_plan_running=RUNS_ON)
+    table = _table(pytester.path / "costs.json", "test_plan_running", {})
+
+    def slow(request: Request, answer: httpx.Response) -> Response:
+        time.sleep(0.02)
+        return passed_on(answer)
+
+    with Proxy(server.base_url, slow) as proxy:
+        profile = _profile(pytester, server, base_url=proxy.base_url)
+        report = pytester.path / "report"
+        result = pytester.runpytest(
+            *("--target", str(profile), "--plan", "deep", "--max-minutes", "0.05", "-rs"),
+            *("--cost-table", str(table), "--conformance-report", str(report)),
+            *("--run-id", "late2"),
+        )
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*not run (time): --max-minutes was reached while it ran*"])
+    document = json.loads((report / "report.json").read_text())
+    assert document["cleanup_problems"] == []
+    with server.client() as api:
+        assert not [d for d in api.get(DEPTS).json() if "late2" in d["name"]]

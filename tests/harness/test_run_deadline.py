@@ -1,5 +1,6 @@
 """A slow target cannot carry a run past ``--max-minutes``: the test running when the time is
-up ends as not run (time), no further test starts, and the cleanup still removes everything.
+up, or the one that would start, ends as not run (time), no further test starts, and the
+cleanup still removes everything.
 
 The target is a served reference server behind a proxy that holds every answer back, slower
 than the run's forecast assumes once the preflight is over.
@@ -79,7 +80,10 @@ def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -
     output = done.stdout[-3000:] + done.stderr[-2000:]
     document = json.loads((report / "report.json").read_text(encoding="utf-8"))
     assert document["undecided"].get("not run (time)"), output
-    assert "--max-minutes was reached while it ran" in done.stdout, output
+    # Which of the two stops comes first (the forecast before a test, or the deadline during
+    # one) depends on where the time runs out; both are correct, and the second one is shown
+    # on its own by tests/harness/test_plans_plugin.py.
+    assert "not run (time)" in done.stdout, output
     assert any(t["outcome"] == "passed" for t in document["tests"].values()), output
     assert document["cleanup_problems"] == [], output
     assert not list(state.glob("*.ledger.jsonl")), "everything made was removed"
