@@ -1,7 +1,8 @@
 """``python -m benchmarks``: run the benchmarks, print a table, write benchmarks/results.json.
 
 (a) wall time of the conformance suite against the embedded reference server;
-(b) requests per second of the reference server's authenticated read next to a bare ASGI app;
+(b) server CPU per request of the reference server's authenticated read and create next to a bare
+    ASGI app;
 (c) rate-limit units the run spent, and the minimum wall time they imply on the documented bucket;
 (d) latency of a simple read while a near-cap image is uploaded and claimed, and peak memory.
 """
@@ -95,34 +96,7 @@ def rows_of(results: dict[str, Any]) -> list[tuple[str, str]]:
         )
     bench = results.get("throughput")
     if bench:
-        for driver, figures in bench["drivers"].items():
-            for side in ("reference", "bare"):
-                r = figures[side]
-                rows.append(
-                    (
-                        f"(b) {driver:5} {side:9} GET {bench['path']}",
-                        f"{r['rps']:.0f} req/s ({r['requests']} req, {r['non_200']} non-200, "
-                        f"p50 {r['latency_ms']['p50']} ms, p99 {r['latency_ms']['p99']} ms); "
-                        f"server {r['server_cpu_ms_per_request']} CPU ms/req; "
-                        f"driver {r['client_cpu_per_wall_second']} CPU s/s",
-                    )
-                )
-            rows.append(
-                (
-                    f"(b) {driver:5} reference / bare",
-                    f"req/s {figures['rps_ratio_reference_to_bare']}; "
-                    f"server CPU per request {figures['cpu_ratio_reference_to_bare']} x",
-                )
-            )
-        rows.append(
-            (
-                "(b) load",
-                f"{bench['load']['workers']} workers, {bench['load']['requests']} requests after "
-                f"{bench['load']['warmup']} warm-up, median of {bench['load']['repeat']} runs, "
-                f"body {bench['body_bytes']} B; "
-                f"load average {bench['load_before']} -> {bench['load_after']}",
-            )
-        )
+        rows.extend(throughput.rows(bench))
     claimed = results.get("claim")
     if claimed:
         for step in ("upload", "claim"):

@@ -5,25 +5,54 @@ concurrent workers, each on one keep-alive connection, cut off at ``--max-second
 
 - ``httpx``: N threads, each with its own ``httpx.Client``. Realistic, but on a small machine
   the driver's own CPU (and the GIL) can be the limit rather than the server.
-- ``raw``: N asyncio connections sending one pre-encoded HTTP/1.1 request and reading the
+- ``raw``: N asyncio connections sending pre-encoded HTTP/1.1 requests and reading each
   answer by its Content-Length. Cheap enough per request that the server is the limit.
 
-Prints one JSON object: requests, non-200 answers, seconds, requests per second, latency
-percentiles and the driver's CPU seconds per wall second.
+A read sends the same GET each time. A write (``--method POST --body-template T``) sends a
+body of its own each time: ``T`` with ``{n}`` replaced by the request's number, so a create
+that must be unique (a department's name) is each time; the ``raw`` driver encodes all of them
+before the clock starts. ``--expect`` is the status every answer should have (200, or 201 for a
+create); any other is counted.
+
+Prints one JSON object: requests, answers of another status, seconds, requests per second,
+latency percentiles and the driver's CPU seconds per wall second.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import statistics
 import sys
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What every request of a run asks: method, URL, headers, body and the status due."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    body_template: str | None = None
+    expect: int = 200
+
+    def body(self, number: int) -> bytes | None:
+        """The body of request ``number`` (counting from 0 over warm-up and measured ones)."""
+        if self.body_template is None:
+            return None
+        return self.body_template.replace("{n}", f"{number:07}").encode("utf-8")
+
+
+Summary = dict[str, object]
 
 
 class Tally:
@@ -33,7 +62,7 @@ class Tally:
         self.remaining = requests
         self.deadline = deadline
         self.latencies: list[float] = []
-        self.non_200 = 0
+        self.unexpected = 0
         self.errors: list[str] = []
         self.spans: list[tuple[float, float]] = []
         self._lock = threading.Lock()
@@ -47,11 +76,11 @@ class Tally:
 
     def failed(self, error: str | None = None) -> None:
         with self._lock:
-            self.non_200 += 1
+            self.unexpected += 1
             if error:
                 self.errors.append(error)
 
-    def summary(self, requested: int, warmup: int, cpu: float) -> dict[str, object]:
+    def summary(self, requested: int, warmup: int, cpu: float, expect: int) -> Summary:
         done = sorted(self.latencies)
         count = len(done)
         # From the first worker's start to the last worker's end, as the workers saw it.
@@ -64,7 +93,8 @@ class Tally:
 
         return {
             "requests": count,
-            "non_200": self.non_200,
+            "expected_status": expect,
+            "unexpected_status": self.unexpected,
             "errors": self.errors[:3],
             "seconds": round(seconds, 3),
             "rps": round(count / seconds, 1) if seconds else 0.0,
@@ -80,18 +110,24 @@ class Tally:
         }
 
 
-def drive_httpx(
-    url: str, headers: dict[str, str], requests: int, workers: int, warmup: int, deadline: float
-) -> dict[str, object]:
+def drive_httpx(ask: Ask, requests: int, workers: int, warmup: int, deadline: float) -> Summary:
     tally = Tally(requests, deadline)
     barrier = threading.Barrier(workers + 1)
     each = max(1, warmup // workers)
+    # Request numbers shared by the threads (a write's bodies differ by them).
+    numbers = itertools.count()
+    numbers_lock = threading.Lock()
+
+    def send(client: httpx.Client) -> httpx.Response:
+        with numbers_lock:
+            number = next(numbers)
+        return client.request(ask.method, ask.url, content=ask.body(number))
 
     def worker() -> None:
-        with httpx.Client(headers=headers, timeout=10.0) as client:
+        with httpx.Client(headers=ask.headers, timeout=10.0) as client:
             try:
                 for _ in range(each):
-                    client.get(url)
+                    send(client)
             finally:
                 barrier.wait()
             mine: list[float] = []
@@ -99,12 +135,12 @@ def drive_httpx(
             while tally.take():
                 began = time.perf_counter()
                 try:
-                    response = client.get(url)
+                    response = send(client)
                 except httpx.HTTPError as error:
                     tally.failed(repr(error))
                     continue
                 mine.append(time.perf_counter() - began)
-                if response.status_code != 200:
+                if response.status_code != ask.expect:
                     tally.failed()
             tally.spans.append((first, time.perf_counter()))
             tally.latencies.extend(mine)
@@ -116,22 +152,35 @@ def drive_httpx(
     cpu = time.process_time()
     for thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()) + 15)
-    return tally.summary(requests, each * workers, time.process_time() - cpu)
+    return tally.summary(requests, each * workers, time.process_time() - cpu, ask.expect)
 
 
-async def _raw(
-    url: str, headers: dict[str, str], requests: int, workers: int, warmup: int, deadline: float
-) -> dict[str, object]:
-    parts = urlsplit(url)
+def encoded(ask: Ask, count: int) -> list[bytes]:
+    """``count`` HTTP/1.1 requests as bytes: one message for a read, one per number for a write."""
+    parts = urlsplit(ask.url)
+    lines = [f"{ask.method} {parts.path or '/'} HTTP/1.1", f"Host: {parts.netloc}"]
+    lines += [f"{name}: {value}" for name, value in ask.headers.items()]
+    if ask.body_template is None:
+        return [("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")] * count
+    head = "\r\n".join([*lines, "Content-Type: application/json"])
+    messages = []
+    for number in range(count):
+        body = ask.body(number) or b""
+        length = f"\r\nContent-Length: {len(body)}\r\n\r\n"
+        messages.append((head + length).encode("latin-1") + body)
+    return messages
+
+
+async def _raw(ask: Ask, requests: int, workers: int, warmup: int, deadline: float) -> Summary:
+    parts = urlsplit(ask.url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
-    lines = [f"GET {parts.path or '/'} HTTP/1.1", f"Host: {parts.netloc}"]
-    lines += [f"{name}: {value}" for name, value in headers.items()]
-    message = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
     tally = Tally(requests, deadline)
     each = max(1, warmup // workers)
+    # Every request is encoded before the clock starts; a write's each carries its own body.
+    messages = iter(encoded(ask, each * workers + requests))
 
     async def one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> int:
-        writer.write(message)
+        writer.write(next(messages))
         head = await reader.readuntil(b"\r\n\r\n")
         status = int(head.split(b" ", 2)[1])
         length = 0
@@ -157,7 +206,7 @@ async def _raw(
                 tally.failed(repr(error))
                 break
             tally.latencies.append(time.perf_counter() - began)
-            if status != 200:
+            if status != ask.expect:
                 tally.failed()
         tally.spans.append((first, time.perf_counter()))
 
@@ -166,23 +215,27 @@ async def _raw(
     cpu = time.process_time() - cpu
     for _, writer in connections:
         writer.close()
-    return tally.summary(requests, each * workers, cpu)
+    return tally.summary(requests, each * workers, cpu, ask.expect)
 
 
-def drive_raw(
-    url: str, headers: dict[str, str], requests: int, workers: int, warmup: int, deadline: float
-) -> dict[str, object]:
-    return asyncio.run(_raw(url, headers, requests, workers, warmup, deadline))
+def drive_raw(ask: Ask, requests: int, workers: int, warmup: int, deadline: float) -> Summary:
+    return asyncio.run(_raw(ask, requests, workers, warmup, deadline))
 
 
-DRIVERS = {"httpx": drive_httpx, "raw": drive_raw}
+DRIVERS: dict[str, Callable[[Ask, int, int, int, float], Summary]] = {
+    "httpx": drive_httpx,
+    "raw": drive_raw,
+}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="benchmarks._load", description=__doc__)
     parser.add_argument("url")
     parser.add_argument("--driver", choices=sorted(DRIVERS), default="httpx")
+    parser.add_argument("--method", default="GET")
     parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE")
+    parser.add_argument("--body-template", help="a JSON body; {n} becomes the request's number")
+    parser.add_argument("--expect", type=int, default=200, help="the status every answer is due")
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--warmup", type=int, default=300)
@@ -190,13 +243,14 @@ def main() -> int:
     args = parser.parse_args()
     pairs = (h.split(":", 1) for h in args.header)
     headers = {name.strip(): value.strip() for name, value in pairs}
+    ask = Ask(args.method.upper(), args.url, headers, args.body_template, args.expect)
     # Hand the GIL over sooner than every 5 ms, so a thread whose answer has arrived is not
     # kept waiting behind one that is busy (the convoy effect that would cap the driver).
     sys.setswitchinterval(0.0005)
     deadline = time.monotonic() + args.max_seconds
     drive = DRIVERS[args.driver]
-    result = drive(args.url, headers, args.requests, args.workers, args.warmup, deadline)
-    json.dump({"driver": args.driver, **result}, sys.stdout)
+    result = drive(ask, args.requests, args.workers, args.warmup, deadline)
+    json.dump({"driver": args.driver, "method": ask.method, **result}, sys.stdout)
     return 0
 
 

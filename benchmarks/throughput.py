@@ -1,9 +1,11 @@
-"""Benchmark (b): the reference server's authenticated read next to a bare ASGI app.
+"""Benchmark (b): the reference server's authenticated read and create next to a bare ASGI app.
 
 Both run under uvicorn on loopback with the same socket and uvicorn settings; the reference
 server through ``amws-reference serve --port 0 --profile-out``, the bare app answering the
-reference server's own response bytes and content type. A separate process
-(``benchmarks._load``) drives each with the same bounded load, once per driver.
+reference server's own response bytes, status and content type (the list for the read, the
+201 acknowledgement for the create). A separate process (``benchmarks._load``) drives each
+with the same bounded load, once per driver: the read sends one GET over and over, the create
+a POST with a department name of its own each time.
 
 Requests per second on a small machine can be bounded by the driver, which shares the cores
 with the server; so each measurement also records the server process's CPU time per request
@@ -21,6 +23,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,10 +73,39 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+@dataclass(frozen=True)
+class Operation:
+    """One measured request: its method, the status due, and for a write its body's template."""
+
+    name: str
+    method: str
+    expect: int
+    body_template: str | None = None
+
+    def template(self, run: str) -> str | None:
+        """The body template of one run: its names differ from every other run's."""
+        return None if self.body_template is None else self.body_template.replace("{run}", run)
+
+
+READ = Operation("read", "GET", 200)
+# {run} tells the runs apart, {n} (benchmarks._load) the requests of a run: every name is new.
+CREATE = Operation("create", "POST", 201, '{"name": "Load {run} {n}"}')
+OPERATIONS = (READ, CREATE)
+
+
 def _load(
-    driver: str, url: str, headers: dict[str, str], settings: dict[str, Any]
+    driver: str,
+    url: str,
+    headers: dict[str, str],
+    settings: dict[str, Any],
+    operation: Operation,
+    run: str,
 ) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks._load", url, f"--driver={driver}"]
+    command += [f"--method={operation.method}", f"--expect={operation.expect}"]
+    template = operation.template(run)
+    if template is not None:
+        command.append(f"--body-template={template}")
     command += [f"--header={name}: {value}" for name, value in headers.items()]
     command += [f"--{name.replace('_', '-')}={value}" for name, value in settings.items()]
     done = subprocess.run(
@@ -94,15 +126,16 @@ def _measure(
     settings: dict[str, Any],
     drivers: Sequence[str],
     repeat: int,
+    operation: Operation,
 ) -> dict[str, dict[str, Any]]:
     """Per driver, ``repeat`` times: the driver's figures plus the server's CPU milliseconds
     per request; the median run by requests per second stands for the driver."""
     results = {}
     for driver in drivers:
         runs = []
-        for _ in range(repeat):
+        for number in range(repeat):
             before = _cpu_seconds(pid)
-            result = _load(driver, url, headers, settings)
+            result = _load(driver, url, headers, settings, operation, f"{driver} {number}")
             served = result["requests"] + result["warmup_requests"]
             cpu = _cpu_seconds(pid) - before
             result["server_cpu_ms_per_request"] = round(cpu * 1000 / served, 3) if served else None
@@ -121,6 +154,26 @@ def _ratio(a: float | None, b: float | None, digits: int) -> float | None:
     return round(a / b, digits) if a and b else None
 
 
+def _sample(base: str, headers: dict[str, str], operation: Operation) -> httpx.Response:
+    """One request of ``operation`` on the reference server: the answer the bare app repeats."""
+    body = operation.template("sample")
+    content = None if body is None else body.replace("{n}", "0").encode("utf-8")
+    sent = {**headers, "Content-Type": "application/json"} if content else headers
+    answer = httpx.request(operation.method, base + PATH, headers=sent, content=content, timeout=10)
+    if answer.status_code != operation.expect:
+        raise RuntimeError(f"{operation.method} {PATH} answered {answer.status_code}")
+    return answer
+
+
+def _same_answer(
+    url: str, headers: dict[str, str], operation: Operation, sample: httpx.Response
+) -> None:
+    check = _sample(url.removesuffix(PATH), headers, operation)
+    same = check.content == sample.content and check.status_code == sample.status_code
+    if not same or check.headers["content-type"] != sample.headers["content-type"]:
+        raise RuntimeError(f"the bare app does not answer the reference server's {operation.name}")
+
+
 def run(
     requests: int = 3000,
     workers: int = 8,
@@ -130,10 +183,12 @@ def run(
     drivers: Sequence[str] = DRIVERS,
     repeat: int = 3,
 ) -> dict[str, Any]:
-    """Requests per second of the reference server and of the bare app, and their ratio.
+    """Server CPU per request and requests per second of the reference server and of the bare
+    app, and their ratios, for the read and for the create.
 
     The demo deployment has no departments; ``departments`` are created first so the read
-    answers a realistic list rather than ``[]``.
+    answers a realistic list rather than ``[]``. The reads are measured before the creates,
+    which add departments of their own.
     """
     settings = {
         "requests": requests,
@@ -143,9 +198,12 @@ def run(
     }
     result: dict[str, Any] = {
         "path": PATH,
+        "departments": departments,
         "load": {**settings, "repeat": repeat},
         "wrk": bool(shutil.which("wrk")),
     }
+    samples: dict[str, httpx.Response] = {}
+    measured: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="amws-bench-") as folder:
         tmp = Path(folder)
         profile_path = tmp / "profile.yaml"
@@ -159,46 +217,97 @@ def run(
                     base + PATH, headers=headers, json={"name": f"Bench {number:03}"}, timeout=10
                 )
                 made.raise_for_status()
-            sample = httpx.get(base + PATH, headers=headers, timeout=10)
-            sample.raise_for_status()
-            content_type = sample.headers["content-type"]
-            (tmp / "body").write_bytes(sample.content)
-            result["departments"] = departments
-            result["body_bytes"] = len(sample.content)
-            result["content_type"] = content_type
-            on_reference = _measure(reference.pid, base + PATH, headers, settings, drivers, repeat)
+            for operation in OPERATIONS:
+                samples[operation.name] = _sample(base, headers, operation)
+                measured[operation.name] = {
+                    "reference": _measure(
+                        reference.pid, base + PATH, headers, settings, drivers, repeat, operation
+                    )
+                }
+        content_types = {s.headers["content-type"] for s in samples.values()}
+        if len(content_types) != 1:
+            raise RuntimeError(f"the read and the create answer {sorted(content_types)}")
         url_file = tmp / "bare.url"
-        bare_command = [
-            sys.executable,
-            "-m",
-            "benchmarks._bare",
-            "--body",
-            str(tmp / "body"),
-            "--content-type",
-            content_type,
-            "--url-out",
-            str(url_file),
-        ]
+        bare_command = [sys.executable, "-m", "benchmarks._bare", "--url-out", str(url_file)]
+        bare_command += ["--content-type", content_types.pop()]
+        for operation in OPERATIONS:
+            answer = samples[operation.name]
+            (tmp / operation.name).write_bytes(answer.content)
+            bare_command += ["--answer", operation.method, str(answer.status_code)]
+            bare_command.append(str(tmp / operation.name))
         with _process(bare_command, tmp / "bare.log") as bare:
             _wait_for(url_file, bare, "the bare ASGI app", 30)
             url = url_file.read_text(encoding="utf-8").strip() + PATH
-            check = httpx.get(url, headers=headers, timeout=10)
-            if check.content != sample.content or check.headers["content-type"] != content_type:
-                raise RuntimeError("the bare app does not answer the reference server's bytes")
-            on_bare = _measure(bare.pid, url, headers, settings, drivers, repeat)
-    result["drivers"] = {
-        driver: {
-            "reference": on_reference[driver],
-            "bare": on_bare[driver],
-            "rps_ratio_reference_to_bare": _ratio(
-                on_reference[driver]["rps"], on_bare[driver]["rps"], 3
-            ),
-            "cpu_ratio_reference_to_bare": _ratio(
-                on_reference[driver]["server_cpu_ms_per_request"],
-                on_bare[driver]["server_cpu_ms_per_request"],
-                2,
-            ),
+            for operation in OPERATIONS:
+                _same_answer(url, headers, operation, samples[operation.name])
+                measured[operation.name]["bare"] = _measure(
+                    bare.pid, url, headers, settings, drivers, repeat, operation
+                )
+    for operation in OPERATIONS:
+        on_reference, on_bare = (
+            measured[operation.name]["reference"],
+            measured[operation.name]["bare"],
+        )
+        sample = samples[operation.name]
+        result[operation.name] = {
+            "method": operation.method,
+            "status": sample.status_code,
+            "body_bytes": len(sample.content),
+            "content_type": sample.headers["content-type"],
+            "drivers": {
+                driver: {
+                    "reference": on_reference[driver],
+                    "bare": on_bare[driver],
+                    "rps_ratio_reference_to_bare": _ratio(
+                        on_reference[driver]["rps"], on_bare[driver]["rps"], 3
+                    ),
+                    "cpu_ratio_reference_to_bare": _ratio(
+                        on_reference[driver]["server_cpu_ms_per_request"],
+                        on_bare[driver]["server_cpu_ms_per_request"],
+                        2,
+                    ),
+                }
+                for driver in drivers
+            },
         }
-        for driver in drivers
-    }
     return result
+
+
+def rows(bench: dict[str, Any]) -> list[tuple[str, str]]:
+    """The table rows of one run (``python -m benchmarks`` prints them)."""
+    found: list[tuple[str, str]] = []
+    for operation in OPERATIONS:
+        measured = bench[operation.name]
+        what = f"{operation.method:4} {bench['path']}"
+        for driver, figures in measured["drivers"].items():
+            for side in ("reference", "bare"):
+                r = figures[side]
+                found.append(
+                    (
+                        f"(b) {driver:5} {side:9} {what}",
+                        f"{r['rps']:.0f} req/s ({r['requests']} req, {r['unexpected_status']} "
+                        f"not {measured['status']}, p50 {r['latency_ms']['p50']} ms, "
+                        f"p99 {r['latency_ms']['p99']} ms); "
+                        f"server {r['server_cpu_ms_per_request']} CPU ms/req; "
+                        f"driver {r['client_cpu_per_wall_second']} CPU s/s",
+                    )
+                )
+            found.append(
+                (
+                    f"(b) {driver:5} reference / bare {operation.name}",
+                    f"req/s {figures['rps_ratio_reference_to_bare']}; "
+                    f"server CPU per request {figures['cpu_ratio_reference_to_bare']} x",
+                )
+            )
+    load = bench["load"]
+    found.append(
+        (
+            "(b) load",
+            f"{load['workers']} workers, {load['requests']} requests after {load['warmup']} "
+            f"warm-up, median of {load['repeat']} runs; read body {bench['read']['body_bytes']} B "
+            f"({bench['departments']} departments), create answer "
+            f"{bench['create']['body_bytes']} B; load average {bench.get('load_before')} -> "
+            f"{bench.get('load_after')}",
+        )
+    )
+    return found
