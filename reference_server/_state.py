@@ -89,10 +89,24 @@ class Server:
         self._background: list[Worker] = []
         # One object of each kind a part keeps per server (``part``).
         self._parts: dict[type, object] = {}
+        # Asked on every request, so kept (a policy holds nothing but the server, and
+        # ``Policy.memory`` lives here): one per policy and set of active faults.
+        self._policies: dict[tuple[type, frozenset[str]], Any] = {}
+        # The API keys by value and by UUID, while no key record changes (``Store.version``).
+        self._keys: tuple[dict[str, ApiKey], dict[str, ApiKey]] = ({}, {})
+        self._keys_version = -1
+        # Meta values parsed from JSON, with the text they were parsed from.
+        self._parsed: dict[str, tuple[str | None, Any]] = {}
 
     def policy(self, policy: type[P]) -> P:
         """The domain policy in force now: ``policy`` with the active faults' overrides."""
-        return compose(policy, self.faults.overrides_of(policy))(self)
+        faults = self.faults
+        key = (policy, faults.active)
+        found = self._policies.get(key)
+        if found is None:
+            found = compose(policy, faults.overrides_of(policy))(self)
+            self._policies[key] = found
+        return cast("P", found)
 
     def part(self, kind: type[T], make: Callable[[], T]) -> T:
         """This server's one ``kind`` (a dispatcher, a throttle), made by ``make`` at first ask."""
@@ -122,10 +136,10 @@ class Server:
             return DOCUMENTED
         if name.startswith("anon:"):
             return self.unauthenticated_bucket
-        record = self.store.get("apikey", name)
-        if record is None:
+        key = self._key_index()[1].get(name)
+        if key is None:
             return DOCUMENTED
-        return self.key_bucket(record)
+        return DOCUMENTED if self.documented_buckets else key.bucket
 
     def key_bucket(self, record: dict[str, Any]) -> BucketSize:
         """The bucket a stored API key pays from (the profile states the same)."""
@@ -136,8 +150,16 @@ class Server:
     # -- administrator settings (persisted) ---------------------------------------------
     @property
     def settings(self) -> dict[str, Any]:
-        stored = self.store.meta("settings")
-        return {**DEFAULT_SETTINGS, **(json.loads(stored) if stored else {})}
+        return {**DEFAULT_SETTINGS, **(self._meta_json("settings") or {})}
+
+    def _meta_json(self, name: str) -> Any:
+        """A meta value's JSON, parsed once per text stored (asked on every request)."""
+        stored = self.store.meta(name)
+        seen = self._parsed.get(name)
+        if seen is None or seen[0] != stored:
+            seen = (stored, json.loads(stored) if stored else None)
+            self._parsed[name] = seen
+        return seen[1]
 
     def update_settings(self, changes: dict[str, Any]) -> dict[str, Any]:
         merged = {**self.settings, **changes}
@@ -145,14 +167,28 @@ class Server:
         return merged
 
     def key_by_value(self, value: str) -> ApiKey | None:
-        for system in self.systems():
-            found = self.store.find_unique("apikey", system, "value", value)
-            if found:
-                record = self.store.get("apikey", found)
-                if record is not None and record["value"] == value:
-                    return ApiKey.from_record(record, system)
-        return None
+        """The API key whose value this is exactly (``None`` when there is none)."""
+        return self._key_index()[0].get(value)
+
+    def _key_index(self) -> tuple[dict[str, ApiKey], dict[str, ApiKey]]:
+        """Every stored API key by its value and by its UUID, read again after a key write.
+
+        Keys are few (the provisioned ones) and asked for on every request; an unknown value
+        is not remembered, so values sent at random cannot grow the index.
+        """
+        store = self.store
+        if self._keys_version != store.version("apikey"):
+            with store.transaction():  # one consistent read, and no key write meanwhile
+                version = store.version("apikey")
+                by_value: dict[str, ApiKey] = {}
+                by_uuid: dict[str, ApiKey] = {}
+                for system in self.systems():
+                    for record in store.all("apikey", system):
+                        key = ApiKey.from_record(record, system)
+                        by_value.setdefault(key.value, key)  # the first system's, as before
+                        by_uuid[key.uuid] = key
+            self._keys, self._keys_version = (by_value, by_uuid), version
+        return self._keys
 
     def systems(self) -> list[str]:
-        stored = self.store.meta("systems")
-        return json.loads(stored) if stored else []
+        return list(self._meta_json("systems") or [])

@@ -2,6 +2,12 @@
 
 Uniqueness (names, e-mails, credential identifiers …) lives in a separate table with a
 primary key, so SQLite itself refuses the second of two concurrent duplicates.
+
+One server process owns its database, so what a request reads on every call can be kept in
+memory: the meta values are, and :meth:`Store.version` counts the writes of each kind so a
+caller can keep what it derived from records of that kind (the API keys) until one changes.
+A rolled-back transaction counts as a write of every kind it touched, so nothing derived from
+a write that never committed outlives it.
 """
 
 from __future__ import annotations
@@ -59,9 +65,16 @@ class Store:
         self._db.execute("PRAGMA foreign_keys = ON")
         if path != ":memory:":
             self._db.execute("PRAGMA journal_mode = WAL")
+            # In WAL mode NORMAL still keeps the database consistent after a crash; only the
+            # last commits before a power loss may be lost (a test server's data, rebuilt at
+            # will), and a commit no longer waits for an fsync.
+            self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.executescript(_SCHEMA)
         self._lock = threading.RLock()
         self._depth = 0
+        self._versions: dict[str, int] = {}
+        self._touched: set[str] = set()  # kinds written in the open transaction
+        self._meta: dict[str, str | None] = {}
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -77,24 +90,43 @@ class Store:
                 self._depth -= 1
                 if outer:
                     self._db.execute("ROLLBACK")
+                    # What was read back inside the transaction is gone with it.
+                    self._meta.clear()
+                    for kind in self._touched:
+                        self._wrote(kind)
+                    self._touched.clear()
                 raise
             self._depth -= 1
             if outer:
                 self._db.execute("COMMIT")
+                self._touched.clear()
+
+    def _wrote(self, kind: str) -> None:
+        self._versions[kind] = self._versions.get(kind, 0) + 1
+        if self._depth:
+            self._touched.add(kind)
+
+    def version(self, kind: str) -> int:
+        """A number that changes whenever a record of ``kind`` is written (or a write undone)."""
+        return self._versions.get(kind, 0)
 
     # -- meta ---------------------------------------------------------------------------
     def meta(self, name: str) -> str | None:
         with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
-        return row[0] if row else None
+            if name not in self._meta:
+                row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+                self._meta[name] = row[0] if row else None
+            return self._meta[name]
 
     def set_meta(self, name: str, value: str) -> None:
         with self._lock:
+            self._meta.pop(name, None)
             self._db.execute(
                 "INSERT INTO meta(name, value) VALUES(?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                 (name, value),
             )
+            self._meta[name] = value
 
     # -- records ------------------------------------------------------------------------
     def insert(
@@ -108,6 +140,7 @@ class Store:
         """Store a new record and return its UUID; ``Duplicate`` if a unique value is taken."""
         new = uuid or str(uuidlib.uuid4())
         with self.transaction():
+            self._wrote(kind)
             self._db.execute(
                 "INSERT INTO records(uuid, kind, system, data) VALUES(?, ?, ?, ?)",
                 (new, kind, system, json.dumps({**data, "uuid": new})),
@@ -139,6 +172,7 @@ class Store:
             ).fetchone()
             if row is None:
                 raise KeyError(uuid)
+            self._wrote(kind)
             self._db.execute(
                 "UPDATE records SET data = ? WHERE uuid = ?",
                 (json.dumps({**data, "uuid": uuid}), uuid),
@@ -149,6 +183,7 @@ class Store:
 
     def delete(self, kind: str, uuid: str) -> None:
         with self.transaction():
+            self._wrote(kind)
             self._db.execute("DELETE FROM records WHERE uuid = ? AND kind = ?", (uuid, kind))
             self._db.execute("DELETE FROM uniques WHERE uuid = ?", (uuid,))
 
