@@ -13,8 +13,10 @@ the one in force (``server.policy(ValidationPolicy)``) to :func:`validate_body` 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
@@ -197,17 +199,45 @@ def _integers(schema: Any, body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def validate_body(op: spec.Operation, body: Any, policy: ValidationPolicy) -> Any:
-    """Check a JSON body against the operation's schema; timestamps come back normalised."""
+@dataclass(frozen=True)
+class _BodyChecks:
+    """What checking one operation's JSON body needs, read out of the spec once."""
+
+    validator: jsonschema.Draft202012Validator
+    schema: Any  # the body's schema as the document has it (references unresolved)
+    known: frozenset[str]
+    timestamps: frozenset[str]
+
+
+@functools.cache
+def _body_checks(op: spec.Operation) -> _BodyChecks:
     content = spec._load.resolve(op.raw["requestBody"])["content"]["application/json"]
     pointer = spec_pointer("paths", op.path, op.method.lower(), "requestBody")
     if "$ref" in op.raw["requestBody"]:
         pointer = op.raw["requestBody"]["$ref"].removeprefix("#/")
     # The server enforces our assumed constraints too (x-assumed-schema): it is the reference.
-    validator = spec.validator_at(pointer + "/content/application~1json/schema", enforced=True)
+    # The schema is looked up once here, references at its top followed, so a request does
+    # not resolve the same pointers again (a validator of a bare $ref would, every time).
+    # Only a reference standing alone is followed: beside other keywords (an overlay merged
+    # in) it is one constraint among them, left to the validator.
+    enforced = spec.enforced()
+    schema: Any = {"$ref": f"#/{pointer}/content/application~1json/schema"}
+    while isinstance(schema, dict) and list(schema) == ["$ref"]:
+        schema = spec.resolve(schema, enforced)
+    return _BodyChecks(
+        validator=spec.validator_for(schema, enforced=True),
+        schema=content["schema"],
+        known=frozenset(_known_fields(content["schema"])),
+        timestamps=frozenset(_timestamp_fields(content["schema"])),
+    )
+
+
+def validate_body(op: spec.Operation, body: Any, policy: ValidationPolicy) -> Any:
+    """Check a JSON body against the operation's schema; timestamps come back normalised."""
+    checks = _body_checks(op)
     body = policy.text_as_stored(body)
-    found = _errors_of(validator, body)
-    known = _known_fields(content["schema"])
+    found = _errors_of(checks.validator, body)
+    known = set(checks.known)
     # Text that holds U+0000 is refused in every field the operation knows (CONV-TEXT-NUL).
     for name, message in policy.nul_refusals(body, known).items():
         found.setdefault(name, message)
@@ -218,8 +248,8 @@ def validate_body(op: spec.Operation, body: Any, policy: ValidationPolicy) -> An
     if errors:
         raise invalid_fields(errors)
     if isinstance(body, dict):
-        body = _integers(content["schema"], dict(body))
-        for name in _timestamp_fields(content["schema"]):
+        body = _integers(checks.schema, dict(body))
+        for name in checks.timestamps:
             if isinstance(body.get(name), str):
                 try:
                     body[name] = policy.timestamp(body[name])
@@ -240,6 +270,35 @@ def _coerce(raw: str, schema: Mapping[str, Any]) -> Any:
     return raw
 
 
+@dataclass(frozen=True)
+class _QueryParameter:
+    """One documented query parameter of an operation, read out of the spec once."""
+
+    name: str
+    schema: Mapping[str, Any]  # references resolved
+    validator: jsonschema.Draft202012Validator
+    invalid_status: int
+
+
+@functools.cache
+def _query_parameters(op: spec.Operation) -> tuple[_QueryParameter, ...]:
+    found = []
+    for param in op.raw.get("parameters", []):
+        param = spec._load.resolve(param)
+        if param.get("in") != "query":
+            continue
+        found.append(
+            _QueryParameter(
+                name=param["name"],
+                schema=spec._load.resolve(param.get("schema", {})),
+                # An inline schema's own overlay (a bound we chose) is enforced too.
+                validator=spec.validator_for(spec.merged(param.get("schema", {})), enforced=True),
+                invalid_status=int(param.get("x-invalid-status", 400)),
+            )
+        )
+    return tuple(found)
+
+
 def validate_query(
     op: spec.Operation, query: Mapping[str, str], policy: ValidationPolicy
 ) -> dict[str, Any]:
@@ -249,25 +308,19 @@ def validate_query(
     ``x-invalid-status`` (the documents use 422 for some lists and 400 for others).
     """
     values: dict[str, Any] = {}
-    for param in op.raw.get("parameters", []):
-        param = spec._load.resolve(param)
-        if param.get("in") != "query":
-            continue
-        schema = spec._load.resolve(param.get("schema", {}))
-        name = param["name"]
+    for param in _query_parameters(op):
+        name, schema = param.name, param.schema
         if name not in query:
             if "default" in schema:
                 values[name] = schema["default"]
             continue
         value = _coerce(query[name], schema)
-        # An inline schema's own overlay (a bound we chose) is enforced too.
-        validator = spec.validator_for(spec.merged(param.get("schema", {})), enforced=True)
-        broken = next(iter(validator.iter_errors(value)), None)
+        broken = next(iter(param.validator.iter_errors(value)), None)
         if broken is not None:
             errors = {name: _message(broken)}
             if name == "start" and broken.validator == "maximum":
                 policy.start_out_of_range()
-            status = int(param.get("x-invalid-status", 400))
+            status = param.invalid_status
             if status == 422:
                 raise invalid_fields(errors)
             raise ApiError(status, f"query parameter {name} {errors[name]}")

@@ -19,6 +19,7 @@ those decisions from the fault package; nothing here asks whether a fault is on.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from typing import Any, NoReturn
@@ -192,17 +193,14 @@ class ReferenceApp:
         self, op: spec.Operation, params: dict[str, str], policy: RequestPolicy
     ) -> None:
         errors: dict[str, str] = {}
-        for param in op.parameters():
-            if param.get("in") != "path":
-                continue
-            schema = spec._load.resolve(param["schema"])
-            value = params.get(param["name"], "")
+        for name, uuid in _path_parameters(op):
+            value = params.get(name, "")
             # An empty segment is a missing parameter (400), not a malformed one (422).
             missing = not value.strip() and op.keyed and "400" in op.statuses
             if missing and policy.empty_segment_missing():
-                raise ApiError(400, f"the path parameter {param['name']} is missing")
-            if schema.get("format") == "uuid" and not _validation.is_uuid(value):
-                errors[param["name"]] = "is not a valid uuid"
+                raise ApiError(400, f"the path parameter {name} is missing")
+            if uuid and not _validation.is_uuid(value):
+                errors[name] = "is not a valid uuid"
         if errors and op.keyed:
             raise policy.malformed_path(errors)
 
@@ -210,8 +208,7 @@ class ReferenceApp:
         self, request: Request, op: spec.Operation, key: ApiKey | None, policy: RequestPolicy
     ) -> Any:
         server = self.server
-        request_body = spec._load.resolve(op.raw.get("requestBody")) or {}
-        content = request_body.get("content", {})
+        content = _body_media_types(op)
         limit = MAX_UPLOAD_BODY if "multipart/form-data" in content else MAX_JSON_BODY
         declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
@@ -235,6 +232,23 @@ class ReferenceApp:
             return _validation.validate_body(op, body, server.policy(ValidationPolicy))
         except ApiError as error:
             return policy.body_refused(raw, body, error)
+
+
+# What the pipeline reads of an operation's spec on every request, read once.
+@functools.cache
+def _path_parameters(op: spec.Operation) -> tuple[tuple[str, bool], ...]:
+    """The operation's path parameters: each name, and whether its schema is a UUID."""
+    return tuple(
+        (param["name"], spec.resolve(param["schema"]).get("format") == "uuid")
+        for param in op.parameters()
+        if param.get("in") == "path"
+    )
+
+
+@functools.cache
+def _body_media_types(op: spec.Operation) -> frozenset[str]:
+    """The media types the operation's request body is documented in (none: no body)."""
+    return frozenset((spec.resolve(op.raw.get("requestBody")) or {}).get("content", {}))
 
 
 def create_app(server: Server) -> ReferenceApp:
