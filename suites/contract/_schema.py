@@ -15,6 +15,7 @@ from schemathesis.config import SchemathesisConfig
 
 import spec
 from harness import ExampleBudget
+from suites.contract import _draws
 from suites.contract._checks import OFF
 
 DEFAULT_EXAMPLES = 3
@@ -77,6 +78,8 @@ def _config(examples: int, seed: int) -> SchemathesisConfig:
     )
 
 
+# The coverage phase's failed pattern searches are remembered across runs (_draws.py).
+_draws.install()
 schema = schemathesis.openapi.from_dict(spec.openapi(), config=_config(DEFAULT_EXAMPLES, SEED))
 
 
