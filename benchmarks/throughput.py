@@ -67,10 +67,11 @@ def _reference_command(profile: Path) -> list[str]:
     return [*head, "serve", "--port", "0", "--db", ":memory:", "--profile-out", str(profile)]
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a process so far (Linux /proc)."""
+def _cpu_seconds(pid: int) -> tuple[float, float]:
+    """User and system CPU time of a process so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,10 @@ def _load(
     return json.loads(done.stdout)
 
 
+def _per_request(seconds: float, served: int) -> float | None:
+    return round(seconds * 1000 / served, 3) if served else None
+
+
 def _measure(
     pid: int,
     url: str,
@@ -134,11 +139,17 @@ def _measure(
     for driver in drivers:
         runs = []
         for number in range(repeat):
-            before = _cpu_seconds(pid)
+            user, system = _cpu_seconds(pid)
             result = _load(driver, url, headers, settings, operation, f"{driver} {number}")
             served = result["requests"] + result["warmup_requests"]
-            cpu = _cpu_seconds(pid) - before
-            result["server_cpu_ms_per_request"] = round(cpu * 1000 / served, 3) if served else None
+            after = _cpu_seconds(pid)
+            user, system = after[0] - user, after[1] - system
+            result["server_cpu_ms_per_request"] = _per_request(user + system, served)
+            # The kernel's side of loopback TCP is charged to the sender as system time.
+            result["server_user_system_ms_per_request"] = [
+                _per_request(user, served),
+                _per_request(system, served),
+            ]
             runs.append(result)
         # The run with the median requests per second stands for the driver; all are kept.
         runs.sort(key=lambda r: r["rps"])
@@ -282,13 +293,15 @@ def rows(bench: dict[str, Any]) -> list[tuple[str, str]]:
         for driver, figures in measured["drivers"].items():
             for side in ("reference", "bare"):
                 r = figures[side]
+                split = "/".join(map(str, r["server_user_system_ms_per_request"]))
                 found.append(
                     (
                         f"(b) {driver:5} {side:9} {what}",
                         f"{r['rps']:.0f} req/s ({r['requests']} req, {r['unexpected_status']} "
                         f"not {measured['status']}, p50 {r['latency_ms']['p50']} ms, "
                         f"p99 {r['latency_ms']['p99']} ms); "
-                        f"server {r['server_cpu_ms_per_request']} CPU ms/req; "
+                        f"server {r['server_cpu_ms_per_request']} CPU ms/req "
+                        f"(user/system {split}); "
                         f"driver {r['client_cpu_per_wall_second']} CPU s/s",
                     )
                 )
