@@ -53,6 +53,11 @@ def _decoded(text: str) -> Any:
     return _scan(text, 0)[0]
 
 
+# The values a record may hold for a shallow copy of it to share nothing that can change.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_KEPT_LIST_CHARACTERS = 64 * 1024
+
+
 class Duplicate(Exception):
     """A unique value is already held by another record of the same kind and system."""
 
@@ -84,6 +89,8 @@ class Store:
         self._versions: dict[str, int] = {}
         self._touched: set[str] = set()  # kinds written in the open transaction
         self._meta: dict[str, str | None] = {}
+        # Lists read since the last write of their kind, by (kind, system): ``_listed``.
+        self._lists: dict[tuple[str, str | None], tuple[int, list[tuple[str, Record | None]]]] = {}
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -227,8 +234,25 @@ class Store:
     def all(
         self, kind: str, system: str | None = None, where: Callable[[Record], bool] | None = None
     ) -> list[Record]:
-        """Records of a kind in creation order, optionally of one system and filtered."""
+        """Records of a kind in creation order, optionally of one system and filtered.
+
+        Each call gets records of its own to change as it likes: a list read again while no
+        record of its kind was written comes from memory (:meth:`_listed`), as copies.
+        """
+        records = [
+            _decoded(text) if flat is None else dict(flat)
+            for text, flat in self._listed(kind, system)
+        ]
+        return [r for r in records if where is None or where(r)]
+
+    def _listed(self, kind: str, system: str | None) -> list[tuple[str, Record | None]]:
+        """The stored text of each record of the list, with the record when a shallow copy of
+        it is a copy (its values are text, numbers, booleans or null)."""
         with self._lock:
+            version = self.version(kind)
+            kept = self._lists.get((kind, system))
+            if kept is not None and kept[0] == version:
+                return kept[1]
             if system is None:
                 rows = self._db.execute(
                     "SELECT data FROM records WHERE kind = ? ORDER BY seq", (kind,)
@@ -238,8 +262,18 @@ class Store:
                     "SELECT data FROM records WHERE kind = ? AND system = ? ORDER BY seq",
                     (kind, system),
                 ).fetchall()
-        records = [_decoded(r[0]) for r in rows]
-        return [r for r in records if where is None or where(r)]
+            entries = []
+            for (text,) in rows:
+                record = _decoded(text)
+                flat = all(type(value) in _SCALARS for value in record.values())
+                entries.append((text, record if flat else None))
+            # Only small lists are kept: a kind of large records (photos) is read from the
+            # database each time rather than held twice.
+            if sum(len(text) for text, _ in entries) <= _KEPT_LIST_CHARACTERS:
+                self._lists[(kind, system)] = (version, entries)
+            else:
+                self._lists.pop((kind, system), None)
+            return entries
 
     def find_unique(self, kind: str, system: str, field: str, value: str) -> str | None:
         with self._lock:
