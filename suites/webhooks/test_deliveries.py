@@ -46,6 +46,10 @@ NEVER_SENT = {"VISITOR_ON_SITE", "VISITOR_IN_PARKING", "VISITOR_HOSTED"}
 _STATUSES = spec.openapi()["components"]["schemas"]["VisitDTO"]["properties"]["status"]["enum"]
 URL_SETTINGS = {status.lower(): status for status in _STATUSES if status not in NEVER_SENT}
 SIGNATURE, TIMESTAMP = "x-service-hmac-sha256", "x-service-hmac-timestamp"
+READER_WINDOW = 1 + max(
+    spec.throttle(name).window_seconds
+    for name in ("reader-per-device", "reader-auth-failures-per-address")
+)
 Match = Callable[[dict[str, Any]], bool]
 
 pytestmark = [pytest.mark.webhooks, pytest.mark.requires("webhooks")]
@@ -261,8 +265,15 @@ def test_every_status_is_posted_once_to_a_url_of_its_own(webhooks, visits, profi
 @pytest.mark.physical
 @pytest.mark.requires("virtual_reader")
 @pytest.mark.rule("HOOK-URL-PAIRING", "READER-VISIT-CHECK-IN", "READER-VISIT-STATUS-AS-PHYSICAL")
-def test_reader_grants_check_the_visitor_in_and_out(webhooks, visits, api, profile) -> None:
+def test_reader_grants_check_the_visitor_in_and_out(
+    webhooks, visits, api, profile, control_or_none
+) -> None:
     device = profile.section("virtual_reader")
+    if control_or_none is not None:
+        # Reader requests of earlier tests (the contract suite's random ones) may have tripped
+        # this address's reader throttles, and the client would wait their window out in real
+        # time; where the target's clock moves, the window passes at once.
+        control_or_none.advance(READER_WINDOW)
     by_api = {
         s: one(webhooks, s, visits.provoke(s)) for s in ("VISITOR_CHECK_IN", "VISITOR_CHECK_OUT")
     }
