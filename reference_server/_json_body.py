@@ -60,6 +60,12 @@ def _no_constant(literal: str) -> Any:
     raise _Unreadable("NaN and Infinity are not JSON numbers")
 
 
+# Built once: json.loads with hooks would build a decoder (and its C scanner) per body.
+_DECODER = json.JSONDecoder(
+    parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant
+)
+
+
 def declared_json(content_type: str | None) -> bool:
     """Whether the Content-Type names the JSON media type (a charset, if any, UTF-8)."""
     if not content_type:
@@ -119,9 +125,7 @@ class JsonBodyPolicy(Policy):
         except UnicodeDecodeError:
             raise ApiError(400, "the body is not UTF-8 text") from None
         try:
-            body = json.loads(
-                text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant
-            )
+            body = _DECODER.decode(text)
         except _Unreadable as error:
             raise ApiError(400, str(error)) from None
         except RecursionError:

@@ -8,6 +8,7 @@ here too (``swap_status``).
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -70,12 +71,15 @@ def error_response(error: ApiError, request: Request, policy: ShapingPolicy) -> 
     return policy.error_sent(body, error)
 
 
+@functools.cache
+def _reshapes(bent: type[ShapingPolicy]) -> bool:
+    """Whether a policy class bends any decision that reshapes a successful answer."""
+    return any(getattr(bent, d) is not getattr(ShapingPolicy, d) for d in _ANSWER_DECISIONS)
+
+
 def shaped(policy: ShapingPolicy, op: spec.Operation, response: Response) -> Response:
     """A handler's JSON answer as the shaping decisions in force have it."""
-    if response.media_type != "application/json":
-        return response
-    bent = type(policy)
-    if all(getattr(bent, d) is getattr(ShapingPolicy, d) for d in _ANSWER_DECISIONS):
+    if response.media_type != "application/json" or not _reshapes(type(policy)):
         return response
     body = json.loads(bytes(response.body))
     if isinstance(body, dict) and "totalCount" in body:

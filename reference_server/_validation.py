@@ -299,6 +299,11 @@ def _query_parameters(op: spec.Operation) -> tuple[_QueryParameter, ...]:
     return tuple(found)
 
 
+def takes_query(op: spec.Operation) -> bool:
+    """Whether the operation documents any query parameter."""
+    return bool(_query_parameters(op))
+
+
 def validate_query(
     op: spec.Operation, query: Mapping[str, str], policy: ValidationPolicy
 ) -> dict[str, Any]:
