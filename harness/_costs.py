@@ -100,6 +100,10 @@ def measure(extra: Sequence[str] = ()) -> dict[str, Any]:
             "deep",
             "--conformance-report",
             folder,
+            # Serial, as the table has always been measured: one server, one order of the
+            # tests, each shared set-up made once (harness/_workers.py would start workers).
+            "-n",
+            "0",
             *extra,
         ]
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)

@@ -32,6 +32,9 @@ class Planning:
         # Run the kept tests in the order they come (another plugin ordered them: the
         # self-check's fault matrix runs the tests of each fault together), not interleaved.
         self.keep_order = False
+        # Run the longest tests first (a pytest-xdist worker against the embedded server, where
+        # no bucket paces the order).
+        self.longest_first = False
 
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
         plan, table = self.schedule.plan, self.schedule.table
@@ -56,7 +59,11 @@ class Planning:
         if left_out:
             config.hook.pytest_deselected(items=left_out)
             items[:] = [i for i, k in zip(items, kept_flags, strict=True) if k]
-        if not self.keep_order:
+        if self.longest_first and not self.keep_order:
+            order = self.schedule.longest_first([key(i) for i in items])
+            items[:] = [items[i] for i in order]
+            self.schedule.order = [key(i) for i in items]
+        elif not self.keep_order:
             order = self.schedule.interleave([key(i) for i in items], self.run.profile)
             items[:] = [items[i] for i in order]
             self.schedule.order = [key(i) for i in items]

@@ -37,11 +37,14 @@ from harness._run import Run
 from harness._schedule import TIME_LEFT_OUT, Schedule, default_plan
 from harness._stability import configure as configure_reruns
 from harness._verdicts import NOT_RUN_UNREACHABLE, UNANSWERED
+from harness._workers import apply_default as default_workers
+from harness._workers import described as workers_line
 
 RUN_KEY = pytest.StashKey[Run]()
 COLLECTOR_KEY = pytest.StashKey[Collector]()
 SCHEDULE_KEY = pytest.StashKey[Schedule]()
 PLANNING_KEY = pytest.StashKey[Planning]()
+WORKERS_KEY = pytest.StashKey[int]()  # the workers the run started where the command said none
 # A test's name in the cost table, where another plugin made a variant of the test whose
 # report key differs (the self-check's plugin does).
 PLAN_NAME_KEY = pytest.StashKey[str]()
@@ -168,6 +171,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> Any:
+    """Before pytest-xdist reads its options: the default workers (harness/_workers.py)."""
+    workers = default_workers(config)
+    if workers is not None:
+        config.stash[WORKERS_KEY] = workers
+    return (yield)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for marker, text in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {text}")
@@ -234,6 +246,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(collector, "amws-collector")
     config.pluginmanager.register(Booking(run), "amws-booking")
     planning = Planning(run, schedule, collector)
+    # A worker's order is its controller's schedule; against the embedded server no bucket
+    # paces it, so the longest files start first (their real-time waits overlap the rest).
+    planning.longest_first = hasattr(config, "workerinput") and run.target is None
     config.stash[PLANNING_KEY] = planning
     config.pluginmanager.register(planning, "amws-planning")
 
@@ -278,9 +293,11 @@ def _say_wait(config: pytest.Config, untold: dict[str, float], bucket: str, seco
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Under pytest-xdist the workers run the tests and print nothing: the controller says how
-    to sweep what they make if the run dies."""
+    many run where the default chose them, and how to sweep what they make if the run dies."""
     config = session.config
     run = config.stash[RUN_KEY]
+    if WORKERS_KEY in config.stash:
+        _say(config, workers_line(config.stash[WORKERS_KEY]))
     workers = getattr(config.option, "numprocesses", None)
     if workers and run.target is not None and not hasattr(config, "workerinput"):
         _say(
