@@ -8,7 +8,6 @@ here too (``swap_status``).
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -71,10 +70,16 @@ def error_response(error: ApiError, request: Request, policy: ShapingPolicy) -> 
     return policy.error_sent(body, error)
 
 
-@functools.cache
+_RESHAPING: dict[type[ShapingPolicy], bool] = {}
+
+
 def _reshapes(bent: type[ShapingPolicy]) -> bool:
     """Whether a policy class bends any decision that reshapes a successful answer."""
-    return any(getattr(bent, d) is not getattr(ShapingPolicy, d) for d in _ANSWER_DECISIONS)
+    found = _RESHAPING.get(bent)
+    if found is None:
+        found = any(getattr(bent, d) is not getattr(ShapingPolicy, d) for d in _ANSWER_DECISIONS)
+        _RESHAPING[bent] = found
+    return found
 
 
 def shaped(policy: ShapingPolicy, op: spec.Operation, response: Response) -> Response:

@@ -46,7 +46,7 @@ Record = dict[str, Any]
 # The records' text is json.dumps's own, a document with nothing around it, so the decoder's
 # C scanner reads it directly: json.loads would call the same scanner after Python-level
 # checks that cost three times the scan of a small record (and a list reads many).
-_scan = json.JSONDecoder().scan_once
+_scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # (typeshed omits it)
 
 
 def _decoded(text: str) -> Any:
