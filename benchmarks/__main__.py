@@ -1,10 +1,12 @@
 """``python -m benchmarks``: run the benchmarks, print a table, write benchmarks/results.json.
 
-(a) wall time of the conformance suite against the embedded reference server;
+(a) wall time of the conformance suite against the embedded reference server: the default
+    options (the deep plan on the default workers), then --plan certify and --plan gate;
 (b) server CPU per request of the reference server's authenticated read and create next to a bare
     ASGI app;
 (c) rate-limit units the run spent, and the minimum wall time they imply on the documented bucket;
-(d) latency of a simple read while a near-cap image is uploaded and claimed, and peak memory.
+(d) latency of a simple read while a near-cap image is uploaded and claimed, and peak memory;
+(ci) with --ci: wall time of the project's own tests.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import datetime as dt
 import json
 import os
 import platform
+import shlex
 import subprocess
 import time
 from pathlib import Path
@@ -84,14 +87,28 @@ def table(rows: list[tuple[str, str]]) -> str:
 def rows_of(results: dict[str, Any]) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     ran = results.get("suite")
-    if ran:
-        c = ran["counts"]
+    runs = [("", ran)] if ran else []
+    runs += [(f" --plan {name}", run) for name, run in results.get("plans", {}).items()]
+    for option, run in runs:
+        c = run["counts"]
+        workers = f"{run['workers']} workers" if run.get("workers") else "serial"
         rows.append(
             (
-                f"(a) pytest {ran['scope']}",
-                f"{ran['wall_seconds']:.1f} s wall — {c['passed']} passed, {c['failed']} failed, "
-                f"{c['skipped']} skipped, {c['error']} errors (exit {ran['exit_status']}; "
-                f"load {ran['load_before']} -> {ran['load_after']})",
+                f"(a) pytest {run['scope']}{option}",
+                f"{run['wall_seconds']:.1f} s wall, {workers} — {c['passed']} passed, "
+                f"{c['failed']} failed, {c['skipped']} skipped, {c['error']} errors "
+                f"(exit {run['exit_status']}; load {run['load_before']} -> {run['load_after']})",
+            )
+        )
+    ci = results.get("ci")
+    if ci:
+        c = ci["counts"]
+        rows.append(
+            (
+                "(ci) pytest tests",
+                f"{ci['wall_seconds']:.1f} s wall — {c['passed']} passed, {c['failed']} failed, "
+                f"{c['skipped']} skipped (exit {ci['exit_status']}; {ci['command']}; "
+                f"load {ci['load_before']} -> {ci['load_after']})",
             )
         )
     bench = results.get("throughput")
@@ -162,6 +179,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float, default=120.0, help="(b) cap per side")
     parser.add_argument("--suite-timeout", type=float, default=3600.0, help="(a) cap, seconds")
     parser.add_argument(
+        "--plans",
+        default="deep,certify,gate",
+        help="(a) the runs timed: deep (the default options), certify, gate; comma-separated",
+    )
+    parser.add_argument(
+        "--ci",
+        action="store_true",
+        help="(ci) also time the project's own tests, python -m pytest tests --ci-args",
+    )
+    parser.add_argument(
+        "--ci-args",
+        default="-q -p no:cacheprovider",
+        help="(ci) pytest's arguments after 'tests' (one string; default: %(default)s)",
+    )
+    parser.add_argument(
         "--max-load",
         type=float,
         default=None,
@@ -192,11 +224,25 @@ def main(argv: list[str] | None = None) -> int:
         before = quiet_enough(args.max_load, args.wait)
         measured = claim.run(args.claim_rounds)
         results["claim"] = {**measured, "load_before": before, "load_after": load_average()}
+    plans = [p for p in args.plans.split(",") if p]
+    unknown = set(plans) - {"deep", "certify", "gate"}
+    if unknown:
+        parser.error(f"--plans: unknown plan(s) {', '.join(sorted(unknown))}")
     if not args.skip_suite:
+        for plan in plans:
+            before = quiet_enough(args.max_load, args.wait)
+            # deep is what the default options run against the embedded server.
+            ran = suite.run_suite(args.quick, args.suite_timeout, None if plan == "deep" else plan)
+            timed = {**ran, "load_before": before, "load_after": load_average()}
+            if plan == "deep":
+                results["suite"] = timed
+                results["rate_budget"] = suite.rate_budget(ran["rate_units"])
+            else:
+                results.setdefault("plans", {})[plan] = timed
+    if args.ci:
         before = quiet_enough(args.max_load, args.wait)
-        ran = suite.run_suite(args.quick, args.suite_timeout)
-        results["suite"] = {**ran, "load_before": before, "load_after": load_average()}
-        results["rate_budget"] = suite.rate_budget(ran["rate_units"])
+        ran = suite.run_tests(shlex.split(args.ci_args), args.suite_timeout)
+        results["ci"] = {**ran, "load_before": before, "load_after": load_average()}
     Path(args.output).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     m = results["machine"]
     print(

@@ -1,7 +1,9 @@
 """Benchmarks (a) and (c): the suite's wall time, and the rate-limit units the run spent.
 
 (a) times ``python -m pytest suites -q -p no:cacheprovider`` (``--quick``: ``suites/rules``)
-against the embedded reference server in a subprocess, with ``--conformance-report``.
+against the embedded reference server in a subprocess, with ``--conformance-report``: with the
+default options (the deep plan, on the default pytest-xdist workers), then with ``--plan
+certify`` and ``--plan gate``. (ci), when asked for, times the project's own tests.
 (c) reads the report's ``rate_units`` and works out the minimum wall time the same run needs
 on a target that enforces the documented bucket (2000 units, refilled at 800 a minute).
 """
@@ -32,20 +34,23 @@ def parse_summary(output: str) -> dict[str, int]:
     return counts
 
 
-def run_suite(quick: bool = False, timeout: float = 3600.0) -> dict[str, Any]:
+_WORKERS = re.compile(r"amws: (\d+) pytest-xdist workers")
+
+
+def run_suite(
+    quick: bool = False,
+    timeout: float = 3600.0,
+    plan: str | None = None,
+    extra: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """One run of the suites (``quick``: ``suites/rules``) with the default options, or
+    ``--plan plan``: wall time, counts, workers (the default's, or 0 for serial), report."""
     target = "suites/rules" if quick else "suites"
     with tempfile.TemporaryDirectory(prefix="amws-bench-report-") as folder:
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            target,
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--conformance-report",
-            folder,
-        ]
+        options = ["-q", "-p", "no:cacheprovider"]
+        options += ["--plan", plan] if plan else []
+        options += list(extra)
+        command = [sys.executable, "-m", "pytest", target, *options, "--conformance-report", folder]
         began = time.perf_counter()
         done = subprocess.run(
             command, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
@@ -53,15 +58,33 @@ def run_suite(quick: bool = False, timeout: float = 3600.0) -> dict[str, Any]:
         wall = time.perf_counter() - began
         report_path = Path(folder) / "report.json"
         report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.exists() else {}
+    workers = _WORKERS.search(done.stdout)
     return {
-        "command": " ".join(["python", *command[1:8]]),
+        "command": " ".join(["python", *command[1:-2]]),
         "scope": target,
+        "plan": plan or "default",
+        "workers": int(workers.group(1)) if workers else 0,
         "wall_seconds": round(wall, 1),
         "exit_status": done.returncode,
         "counts": parse_summary(done.stdout),
         "tail": done.stdout.strip().splitlines()[-1:] if done.stdout.strip() else [],
         "failed_tests": sorted(report.get("failures", {}))[:20],
         "rate_units": report.get("rate_units"),
+    }
+
+
+def run_tests(arguments: list[str], timeout: float = 3600.0) -> dict[str, Any]:
+    """The project's own tests (``pytest tests`` with ``arguments``), as CI runs them."""
+    command = [sys.executable, "-m", "pytest", "tests", *arguments]
+    began = time.perf_counter()
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    return {
+        "command": " ".join(["python", *command[1:]]),
+        "wall_seconds": round(time.perf_counter() - began, 1),
+        "exit_status": done.returncode,
+        "counts": parse_summary(done.stdout),
     }
 
 

@@ -12,10 +12,10 @@ The default stays out of the way of anything that asks otherwise, or where it wo
 time: the command sets ``-n``, ``--dist`` or ``--tx`` itself (``-n 0`` is serial), pytest-xdist
 is not loaded (``-p no:xdist``), a ``--target`` (a shared target: its buckets pace one run),
 one CPU core, ``--collect-only``, ``--pdb`` or ``--trace``; and a small selection: the command
-names test files or test ids rather than folders, or selects with ``-k``, ``--rules`` or
-``--lf``. Starting a worker and its server, and collecting in each worker, costs seconds that
-a handful of tests never wins back; the project's own tests run such selections by the
-hundred.
+names test files or test ids rather than folders, selects with ``-k``, ``--rules`` or
+``--lf``, or asks for the gate plan (forty tests). Starting a worker and its server, and
+collecting in each worker, costs seconds that a handful of tests never wins back; the project's
+own tests run such selections by the hundred.
 """
 
 from __future__ import annotations
@@ -71,6 +71,8 @@ def default_workers(config: pytest.Config) -> int | None:
     if config.getoption("--target") or option.collectonly or option.usepdb or option.trace:
         return None
     if option.keyword or config.getoption("--rules") or getattr(option, "lf", False):
+        return None
+    if config.getoption("--plan") == "gate":
         return None
     if not _whole_folders(config):
         return None
