@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -39,8 +40,20 @@ class Call:
         return self.key.name if self.key else ""
 
 
+class _Json(JSONResponse):
+    """starlette's JSON answer, its bytes the same, from an encoder built once (JSONResponse
+    builds one per answer)."""
+
+    def render(self, content: Any) -> bytes:
+        return _ENCODER.encode(content).encode("utf-8")
+
+
+# JSONResponse.render's own settings.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
+
+
 def reply(status: int, body: Any, headers: Mapping[str, str] | None = None) -> Response:
-    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
+    return _Json(body, status_code=status, headers=dict(headers or {}))
 
 
 def ack(uuid: str, status: int = 200, message: str = "success") -> Response:
