@@ -79,7 +79,9 @@ def main() -> int:
     sock.bind(("127.0.0.1", 0))
     sock.listen(2048)
     Path(args.url_out).write_text(f"http://127.0.0.1:{sock.getsockname()[1]}", encoding="utf-8")
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    # The protocols amws-reference serve pins (reference_server/_http.py: h11, no WebSocket),
+    # named here too, so that installing httptools never serves the two differently.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, http="h11", ws="none")
     uvicorn.Server(config).run(sockets=[sock])
     return 0
 
