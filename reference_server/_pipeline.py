@@ -42,7 +42,7 @@ class RequestPolicy(Policy):
     # Before routing.
     def client_admitted(self, client: str) -> bool:
         """Whether the client address is served: any, or loopback only when the admin says so."""
-        return not self.server.settings["restrict_to_localhost"] or _is_loopback(client)
+        return not self.server.setting("restrict_to_localhost") or _is_loopback(client)
 
     def routed_path(self, path: str) -> str:
         """The path a request is routed by: its own."""

@@ -152,6 +152,11 @@ class Server:
     def settings(self) -> dict[str, Any]:
         return {**DEFAULT_SETTINGS, **(self._meta_json("settings") or {})}
 
+    def setting(self, name: str) -> Any:
+        """One administrator setting (``settings[name]`` without copying them all)."""
+        stored = self._meta_json("settings") or {}
+        return stored[name] if name in stored else DEFAULT_SETTINGS[name]
+
     def _meta_json(self, name: str) -> Any:
         """A meta value's JSON, parsed once per text stored (asked on every request)."""
         stored = self.store.meta(name)
