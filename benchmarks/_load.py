@@ -118,10 +118,13 @@ def drive_httpx(ask: Ask, requests: int, workers: int, warmup: int, deadline: fl
     numbers = itertools.count()
     numbers_lock = threading.Lock()
 
+    # A body is sent as JSON, as the raw driver declares it (httpx declares no type for bytes).
+    typed = {"Content-Type": "application/json"} if ask.body_template is not None else {}
+
     def send(client: httpx.Client) -> httpx.Response:
         with numbers_lock:
             number = next(numbers)
-        return client.request(ask.method, ask.url, content=ask.body(number))
+        return client.request(ask.method, ask.url, content=ask.body(number), headers=typed)
 
     def worker() -> None:
         with httpx.Client(headers=ask.headers, timeout=10.0) as client:

@@ -165,6 +165,24 @@ def _ratio(a: float | None, b: float | None, digits: int) -> float | None:
     return round(a / b, digits) if a and b else None
 
 
+def _compared(reference: dict[str, Any], bare: dict[str, Any]) -> dict[str, Any]:
+    """The two sides of one driver and their ratios; none when either answered a status other
+    than the one due (a refusal costs the server something else than the operation)."""
+    answered = not reference["unexpected_status"] and not bare["unexpected_status"]
+    return {
+        "reference": reference,
+        "bare": bare,
+        "rps_ratio_reference_to_bare": _ratio(reference["rps"], bare["rps"], 3)
+        if answered
+        else None,
+        "cpu_ratio_reference_to_bare": _ratio(
+            reference["server_cpu_ms_per_request"], bare["server_cpu_ms_per_request"], 2
+        )
+        if answered
+        else None,
+    }
+
+
 def _sample(base: str, headers: dict[str, str], operation: Operation) -> httpx.Response:
     """One request of ``operation`` on the reference server: the answer the bare app repeats."""
     body = operation.template("sample")
@@ -266,19 +284,7 @@ def run(
             "body_bytes": len(sample.content),
             "content_type": sample.headers["content-type"],
             "drivers": {
-                driver: {
-                    "reference": on_reference[driver],
-                    "bare": on_bare[driver],
-                    "rps_ratio_reference_to_bare": _ratio(
-                        on_reference[driver]["rps"], on_bare[driver]["rps"], 3
-                    ),
-                    "cpu_ratio_reference_to_bare": _ratio(
-                        on_reference[driver]["server_cpu_ms_per_request"],
-                        on_bare[driver]["server_cpu_ms_per_request"],
-                        2,
-                    ),
-                }
-                for driver in drivers
+                driver: _compared(on_reference[driver], on_bare[driver]) for driver in drivers
             },
         }
     return result
