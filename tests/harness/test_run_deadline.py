@@ -2,8 +2,10 @@
 up, or the one that would start, ends as not run (time), no further test starts, and the
 cleanup still removes everything.
 
-The target is a served reference server behind a proxy that holds every answer back, slower
-than the run's forecast assumes once the preflight is over.
+The target is a served reference server behind a proxy that holds every answer but a delete's
+back, slower than the run's forecast assumes once the preflight is over. The deletes answer as
+fast as the preflight measured: the harness times the cleanup by that measure (twice it), and
+the cleanup is what the deadline leaves time for.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from tests._proxy import Proxy, passed_on
 from tests._served import ROOT, serve
 
 MAX_MINUTES = 0.4
-SLOW_SECONDS = 0.4  # every answer, once the run's preflight is over
+SLOW_SECONDS = 0.4  # every answer but a delete's, once the run's preflight is over
 
 
 def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -> None:
@@ -35,7 +37,8 @@ def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -
     def slow(request: Request, answer: httpx.Response) -> Response:
         nonlocal answered
         answered += 1
-        if answered > 40:  # the preflight measured a fast target: the forecast is wrong now
+        # The preflight measured a fast target: the forecast is wrong now.
+        if answered > 40 and request.method != "DELETE":
             time.sleep(SLOW_SECONDS)
         return passed_on(answer)
 
@@ -88,6 +91,10 @@ def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -
     assert document["cleanup_problems"] == [], output
     assert not list(state.glob("*.ledger.jsonl")), "everything made was removed"
     # What the run itself measured, not this test's wall clock (which a loaded machine
-    # stretches): its tests, set-ups and teardowns included, fit in the time it was given.
+    # stretches): its tests, set-ups and teardowns included, fit in the time it was given. The
+    # deadline is checked before each request, and an answer on its way is waited for: a
+    # request sent just before the deadline ends one slow answer after it (whether one is on
+    # its way when the time is up is chance: a serial run at load 4 failed on it, 24.04 s of 24).
     spent = sum(t["seconds"] for t in document["tests"].values())
-    assert spent <= MAX_MINUTES * 60, f"tests {spent:.0f} s, process {elapsed:.0f} s: {output}"
+    allowed = MAX_MINUTES * 60 + SLOW_SECONDS
+    assert spent <= allowed, f"tests {spent:.2f} s, process {elapsed:.0f} s: {output}"

@@ -16,14 +16,34 @@ import sys
 import time
 from pathlib import Path
 
+from harness._journal import Entry, read
 from tests._served import ROOT, serve
+
+
+def _long_held(ledger: Path, later: int = 20) -> list[Entry]:
+    """Records the run's ledger says it still holds, made at least ``later`` ledger events
+    ago: records that outlived other tests' records belong to a module's or the session's
+    set-up, and stay until it ends, not only to the end of the test that made them."""
+    try:
+        lines = ledger.read_text(encoding="utf-8").split("\n")[:-1]  # whole lines only
+        held = read(ledger)[1]
+    except FileNotFoundError:  # not written yet
+        return []
+    made = {
+        entry["uuid"].lower(): place
+        for place, entry in enumerate(map(json.loads, lines))
+        if entry["event"] == "made"
+    }
+    old = len(lines) - later
+    return [e for e in held if made.get(e.uuid.lower(), old + 1) <= old]
 
 
 def test_a_killed_target_ends_the_run_within_a_minute(tmp_path: Path) -> None:
     server, profile = serve(tmp_path)
-    report = tmp_path / "report"
+    report, state = tmp_path / "report", tmp_path / "state"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     options = ["--target", str(profile), "--plan", "deep", "--conformance-report", str(report)]
+    options += ["--state-dir", str(state), "--run-id", "deadbeef"]
     suite = subprocess.Popen(
         [sys.executable, "-m", "pytest", "suites/rules", "-p", "no:cacheprovider", "-q", *options],
         cwd=ROOT,
@@ -38,7 +58,13 @@ def test_a_killed_target_ends_the_run_within_a_minute(tmp_path: Path) -> None:
         for line in suite.stdout:
             if line.startswith("amws plan"):
                 break
-        time.sleep(3)
+        # Killed while the run holds records it keeps for a while, so its cleanup meets the
+        # dead target (a fixed wait raced a loaded machine, where the first records came later;
+        # a record held for one test only may be deleted between the look and the kill).
+        waited = time.monotonic() + 120
+        while not _long_held(state / "deadbeef.ledger.jsonl"):
+            assert suite.poll() is None and time.monotonic() < waited, "the run made no record"
+            time.sleep(0.02)
         server.send_signal(signal.SIGKILL)
         killed = time.monotonic()
         output, _ = suite.communicate(timeout=120)
