@@ -10,6 +10,7 @@ never state passes every normative rule.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -47,6 +48,8 @@ def _run(
         done = subprocess.run(
             [sys.executable, "-m", "pytest", *selection, "-q", "-p", "no:cacheprovider", *options],
             cwd=ROOT,
+            # As a user starts it: not as a worker of the xdist session running this test.
+            env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
             capture_output=True,
             text=True,
             check=False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,8 @@ def test_run_reads_nothing_of_the_working_folder(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-P", "-m", "harness.cli", "run", "--plan", "gate", "--", "--co", "-q"],
         cwd=tmp_path,
+        # As a user starts it: not as a worker of the xdist session running this test.
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
         capture_output=True,
         text=True,
         timeout=300,
