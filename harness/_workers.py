@@ -2,7 +2,8 @@
 
 Against the embedded reference server each worker starts a server of its own, so the tests of
 one worker never meet another's records or buckets: running them side by side changes no
-outcome, and the deep plan then takes about half the time on two cores. So a run of the
+outcome, and on idle cores the run ends sooner (the deep plan's tests are mostly CPU; on a
+machine busy with other work the extra worker only adds its start-up). So a run of the
 suites' folders with no ``--target`` gets one worker per CPU core (pytest-xdist's ``-n auto``)
 handing out one test at a time (``--dist load --maxschedchunk 1``), the longest first
 (:meth:`Schedule.longest_first`): the webhook deliveries' real-time retries, ten seconds
