@@ -21,6 +21,7 @@ STARTED_FIRST = (
     "tests/harness/test_target_health.py",
     "tests/harness/test_interrupted_runs.py",
     "tests/harness/test_deviating_targets.py",
+    "tests/harness/test_workers.py",
     "tests/harness/test_expectations.py",
     "tests/harness/test_stability.py",
     "tests/harness/test_bundle.py",
