@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,3 +31,24 @@ def serve(
         assert server.poll() is None and time.monotonic() < deadline, "server did not start"
         time.sleep(0.05)
     return server, profile
+
+
+def suites_run(tmp_path: Path, *options: str) -> subprocess.Popen[bytes]:
+    """``pytest`` on the suites with ``options``, started; its output and report go under
+    tmp_path (a file, not a pipe: two runs at once never wait on a full pipe)."""
+    report = ["-p", "no:cacheprovider", "--conformance-report", str(tmp_path / "report")]
+    with open(tmp_path / "output.txt", "wb") as output:
+        return subprocess.Popen(
+            [sys.executable, "-m", "pytest", *options, *report],
+            cwd=ROOT,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def passed(process: subprocess.Popen[bytes], tmp_path: Path) -> tuple[dict[str, Any], str]:
+    """The report and output of a suites run (:func:`suites_run`) that must have passed."""
+    process.wait(timeout=900)
+    output = (tmp_path / "output.txt").read_text(errors="replace")
+    assert process.returncode == 0, output[-5000:]
+    return json.loads((tmp_path / "report" / "report.json").read_text()), output

@@ -4,16 +4,13 @@ The suite runs in two halves at once, each serially against a server of its own,
 runs it against a shared target: together they must certify the reference server as
 conformant (the verdict one run would write, recomputed from both halves' tests), exercise
 every documented operation, match the committed cost table, and leave each server holding
-exactly the records it held before. Parallel workers are shown on a targeted run (two modules,
-two workers, one report), and every fault of the catalogue must be killed (the self-check).
+exactly the records it held before. A run on parallel workers is shown on a targeted run
+(tests/test_worker_reports.py), and the faults of the catalogue are killed by the self-check
+(tests/test_fault_catalogue.py).
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +23,7 @@ import yaml
 import spec
 from harness._plan import CostTable, stale
 from harness._verdicts import certification
+from tests._served import passed, serve, suites_run
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMED = (
@@ -48,36 +46,6 @@ HALVES = {
     "scenarios": ("suites/rules", "suites/hardware"),
     "properties": ("suites/contract", "suites/stateful", "suites/webhooks"),
 }
-
-
-class Served:
-    """A reference server started as a user starts one (``amws-reference serve``)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / "p.yaml"
-        command = [
-            sys.executable,
-            "-m",
-            "reference_server.cli",
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            str(folder / "amws.sqlite"),
-            "--profile-out",
-            str(self.path),
-        ]
-        with open(folder / "server.log", "wb") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
-        while not self.path.exists():
-            assert self.process.poll() is None and time.monotonic() < deadline, "no server"
-            time.sleep(0.05)
-        self.profile: dict[str, Any] = yaml.safe_load(self.path.read_text())
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 def _pages(client: httpx.Client, path: str, limit: int) -> list[Any]:
@@ -120,27 +88,6 @@ def _snapshot(profile: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _suites(tmp_path: Path, *options: str) -> subprocess.Popen[bytes]:
-    """``pytest`` on the suites with ``options``, started; its output and report go under
-    tmp_path (a file, not a pipe: two runs at once never wait on a full pipe)."""
-    report = ["-p", "no:cacheprovider", "--conformance-report", str(tmp_path / "report")]
-    with open(tmp_path / "output.txt", "wb") as output:
-        return subprocess.Popen(
-            [sys.executable, "-m", "pytest", *options, *report],
-            cwd=ROOT,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-
-
-def _passed(process: subprocess.Popen[bytes], tmp_path: Path) -> tuple[dict[str, Any], str]:
-    """The report and output of a suites run that must have passed."""
-    process.wait(timeout=900)
-    output = (tmp_path / "output.txt").read_text(errors="replace")
-    assert process.returncode == 0, output[-5000:]
-    return json.loads((tmp_path / "report" / "report.json").read_text()), output
-
-
 @dataclass
 class WholeRun:
     """The two halves' reports, and what each half's server held before and after."""
@@ -158,19 +105,21 @@ def whole_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WholeRun]:
     """The deep plan over every suite, against served reference servers (their profiles raise
     the quotas), in two halves at once; each half on a server of its own."""
     folders = {name: tmp_path_factory.mktemp(name) for name in HALVES}
-    servers = {name: Served(folder) for name, folder in folders.items()}
+    servers = {name: serve(f, db=str(f / "amws.sqlite")) for name, f in folders.items()}
     try:
-        before = {name: _snapshot(server.profile) for name, server in servers.items()}
+        profiles = {n: yaml.safe_load(p.read_text()) for n, (_, p) in servers.items()}
+        before = {name: _snapshot(profile) for name, profile in profiles.items()}
         started = {
-            name: _suites(folders[name], *HALVES[name], "-q", "--target", str(servers[name].path))
-            for name in HALVES
+            name: suites_run(folders[name], *HALVES[name], "-q", "--target", str(path))
+            for name, (_, path) in servers.items()
         }
-        reports = {name: _passed(started[name], folders[name])[0] for name in HALVES}
-        after = {name: _snapshot(server.profile) for name, server in servers.items()}
+        reports = {name: passed(started[name], folders[name])[0] for name in HALVES}
+        after = {name: _snapshot(profile) for name, profile in profiles.items()}
         yield WholeRun(reports, before, after)
     finally:
-        for server in servers.values():
-            server.stop()
+        for process, _ in servers.values():
+            process.terminate()
+            process.wait(timeout=10)
 
 
 def test_the_halves_are_the_whole_suite() -> None:
@@ -211,49 +160,3 @@ def test_cost_table_is_current(whole_run: WholeRun) -> None:
     """The committed cost table describes the suites as they are: refresh it with
     ``amws-conformance costs`` when this fails."""
     assert not stale(CostTable.load(), whole_run.tests())
-
-
-def test_workers_report_to_one_report(tmp_path: Path) -> None:
-    """Two workers, each with an embedded server, one test module each: the controller's
-    report holds what both saw (coverage, units, tests), not only their outcomes."""
-    files = ("suites/rules/test_reference_data.py", "suites/rules/test_persons.py")
-    started = _suites(tmp_path, *files, "-n", "2", "--dist", "loadfile", "-v")
-    document, output = _passed(started, tmp_path)
-    # Each worker ran one module (xdist's loadfile gives the two modules to two workers).
-    ran = {
-        line.split()[0]: line.split()[-1].split("::")[0]
-        for line in output.splitlines()
-        if line.startswith("[gw") and " PASSED " in line
-    }
-    assert sorted(ran.values()) == sorted(files) and len(ran) == 2, output[-3000:]
-    assert not document["cleanup_problems"]
-    assert {n.split("::")[0] for n in document["tests"]} == set(files)
-    assert document["coverage"]["listDepartments"] and document["coverage"]["createPerson"]
-    spent = [
-        sum(t["units"].get("full", 0) for n, t in document["tests"].items() if n.startswith(f))
-        for f in files
-    ]
-    assert all(spent) and document["rate_units"]["keys"]["full"] >= sum(spent), spent
-
-
-def test_every_fault_of_the_catalogue_is_killed(tmp_path: Path) -> None:
-    matrix = tmp_path / "kill-matrix.json"
-    # The suites just passed on the correct server (above), so the baseline is not repeated.
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "selfcheck",
-            "--skip-baseline",
-            "--output",
-            str(matrix),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    document = json.loads(matrix.read_text())
-    survived = [f["name"] for f in document["faults"] if not f["killed"]]
-    assert not survived, result.stdout[-3000:]
-    assert document["proven_rules"] > 0

@@ -180,14 +180,12 @@ def _planned() -> list[tuple[Selection, str | None, int]]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
-    under_xdist = "PYTEST_XDIST_WORKER" in os.environ
-    # Under xdist the workers already share the cores: each makes only the runs its tests ask
-    # for. Alone, this module starts every run at once on a pool as wide as the machine.
-    workers = 1 if under_xdist else os.cpu_count() or 1
-    made = Runs(tmp_path_factory.mktemp("property-suites"), workers)
-    if not under_xdist:
-        for run in _planned():
-            made.submit(*run)
+    # Every run starts at once on a pool as wide as the machine, the dearest first. Under
+    # pytest-xdist too: the project's tests run with --dist loadfile, so this module is on one
+    # worker whole, and its runs would otherwise follow one another.
+    made = Runs(tmp_path_factory.mktemp("property-suites"), os.cpu_count() or 1)
+    for run in _planned():
+        made.submit(*run)
     yield made
     made.close()
 

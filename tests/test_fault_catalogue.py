@@ -1,0 +1,36 @@
+"""Every fault of the reference server's catalogue is killed by the suites (the self-check).
+
+The baseline (the suites passing on the correct server) is not repeated here: the whole run of
+tests/test_conformance_run.py is that baseline, in the same CI run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_fault_of_the_catalogue_is_killed(tmp_path: Path) -> None:
+    matrix = tmp_path / "kill-matrix.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "selfcheck",
+            "--skip-baseline",
+            "--output",
+            str(matrix),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    document = json.loads(matrix.read_text())
+    survived = [f["name"] for f in document["faults"] if not f["killed"]]
+    assert not survived, result.stdout[-3000:]
+    assert document["proven_rules"] > 0
