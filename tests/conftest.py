@@ -5,8 +5,16 @@ command) the modules that wait longest start first, and an in-process run sees n
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
+
+# Bytecode caches are written as in Python's default set-up, whatever PYTHONDONTWRITEBYTECODE
+# says (CI sets it): the tests start a hundred Python processes on the same modules, and
+# without the caches each compiles the project and pytest rewrites the suites' modules again
+# (4.5 s against 11 s to collect the suites). The caches are __pycache__ folders, ignored by git.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # Modules whose tests wait on runs, served servers or real time (longest first, as measured).
 # Under ``--dist loadfile --no-loadscope-reorder`` (the README's command) each module runs whole
