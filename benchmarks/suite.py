@@ -73,21 +73,6 @@ def run_suite(
     }
 
 
-def run_tests(arguments: list[str], timeout: float = 3600.0) -> dict[str, Any]:
-    """The project's own tests (``pytest tests`` with ``arguments``), as CI runs them."""
-    command = [sys.executable, "-m", "pytest", "tests", *arguments]
-    began = time.perf_counter()
-    done = subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
-    )
-    return {
-        "command": " ".join(["python", *command[1:]]),
-        "wall_seconds": round(time.perf_counter() - began, 1),
-        "exit_status": done.returncode,
-        "counts": parse_summary(done.stdout),
-    }
-
-
 def minimum_minutes(units: int) -> float:
     """Minutes a bucket that starts full needs to hand out ``units``: max(0, (u - 2000) / 800)."""
     return max(0.0, (units - CAPACITY) / REFILL_PER_MINUTE)
