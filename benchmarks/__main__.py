@@ -111,6 +111,7 @@ def rows_of(results: dict[str, Any]) -> list[tuple[str, str]]:
                 f"load {t['load_before']} -> {t['load_after']})",
             )
         )
+        rows += [("(ci) failed", line) for line in on_ci.get("failed_tests", [])]
     elif on_ci:
         rows.append(("(ci) .ci/run on a clean clone", f"install failed: {on_ci.get('error', '')}"))
     bench = results.get("throughput")

@@ -84,4 +84,8 @@ def run_ci(timeout: float = 1800.0) -> dict[str, Any]:
         "pytest_seconds": float(reported[-1]) if reported else None,
         "exit_status": ran.returncode,
         "counts": parse_summary(ran.stdout),
+        # pytest's short summary (-ra in the project's settings): which tests failed, if any.
+        "failed_tests": [
+            line for line in ran.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))
+        ],
     }
