@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -33,6 +34,13 @@ def serve(
     return server, profile
 
 
+def ordinary_env() -> dict[str, str]:
+    """This process's environment without pytest's own variables: a run started from a test
+    is an ordinary run, whatever this session is (the harness reads pytest-xdist's worker
+    count to share a target's buckets, and PYTEST_ADDOPTS would change its options)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+
+
 def suites_run(tmp_path: Path, *options: str) -> subprocess.Popen[bytes]:
     """``pytest`` on the suites with ``options``, started; its output and report go under
     tmp_path (a file, not a pipe: two runs at once never wait on a full pipe)."""
@@ -41,6 +49,7 @@ def suites_run(tmp_path: Path, *options: str) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
             [sys.executable, "-m", "pytest", *options, *report],
             cwd=ROOT,
+            env=ordinary_env(),
             stdout=output,
             stderr=subprocess.STDOUT,
         )

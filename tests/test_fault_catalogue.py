@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests._served import ordinary_env
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -26,6 +28,7 @@ def test_every_fault_of_the_catalogue_is_killed(tmp_path: Path) -> None:
             str(matrix),
         ],
         cwd=ROOT,
+        env=ordinary_env(),
         capture_output=True,
         text=True,
         check=False,

@@ -37,6 +37,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from tests._proxy import Proxy, passed_on
+from tests._served import ordinary_env
 from tests.reference_server.conftest import LiveServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,7 +151,7 @@ class Runs:
             command += ["--target", str(target), "--plan", "deep"]
         # The child is an ordinary run: none of this session's PYTEST_* settings (xdist worker
         # count, which paces the client, or PYTEST_ADDOPTS) leak into it.
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+        env = ordinary_env()
         try:
             result = subprocess.run(
                 command,

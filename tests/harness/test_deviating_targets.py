@@ -10,7 +10,6 @@ never state passes every normative rule.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from tests._proxy import Proxy, Rewrite, passed_on
+from tests._served import ordinary_env
 from tests.reference_server.conftest import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,7 @@ def _run(
             [sys.executable, "-m", "pytest", *selection, "-q", "-p", "no:cacheprovider", *options],
             cwd=ROOT,
             # As a user starts it: not as a worker of the xdist session running this test.
-            env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+            env=ordinary_env(),
             capture_output=True,
             text=True,
             check=False,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from harness import _launch
+from tests._served import ordinary_env
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -55,7 +55,7 @@ def test_run_reads_nothing_of_the_working_folder(tmp_path: Path) -> None:
         [sys.executable, "-P", "-m", "harness.cli", "run", "--plan", "gate", "--", "--co", "-q"],
         cwd=tmp_path,
         # As a user starts it: not as a worker of the xdist session running this test.
-        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+        env=ordinary_env(),
         capture_output=True,
         text=True,
         timeout=300,

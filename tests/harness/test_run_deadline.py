@@ -11,7 +11,6 @@ the cleanup is what the deadline leaves time for.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -23,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from tests._proxy import Proxy, passed_on
-from tests._served import ROOT, serve
+from tests._served import ROOT, ordinary_env, serve
 
 MAX_MINUTES = 0.4
 SLOW_SECONDS = 0.4  # every answer but a delete's, once the run's preflight is over
@@ -71,7 +70,7 @@ def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -
                     str(report),
                 ],
                 cwd=ROOT,
-                env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+                env=ordinary_env(),
                 capture_output=True,
                 text=True,
                 timeout=300,

@@ -9,7 +9,6 @@ the target as unreachable in its verdict.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import time
 from pathlib import Path
 
 from harness._journal import Entry, read
-from tests._served import ROOT, serve
+from tests._served import ROOT, ordinary_env, serve
 
 
 def _long_held(ledger: Path, later: int = 20) -> list[Entry]:
@@ -41,7 +40,7 @@ def _long_held(ledger: Path, later: int = 20) -> list[Entry]:
 def test_a_killed_target_ends_the_run_within_a_minute(tmp_path: Path) -> None:
     server, profile = serve(tmp_path)
     report, state = tmp_path / "report", tmp_path / "state"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env = ordinary_env()
     options = ["--target", str(profile), "--plan", "deep", "--conformance-report", str(report)]
     options += ["--state-dir", str(state), "--run-id", "deadbeef"]
     suite = subprocess.Popen(

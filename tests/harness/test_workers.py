@@ -4,7 +4,6 @@ names a small selection; and the order the workers take the tests in (longest fi
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 from harness import _workers
 from harness._plan import CostTable
 from harness._schedule import Schedule
+from tests._served import ordinary_env
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SUITES = ROOT / "suites"
@@ -127,7 +127,7 @@ def test_longest_files_first_and_in_each_file_its_longest_tests() -> None:
 
 
 def test_a_run_of_the_suites_folder_says_how_many_workers_it_started(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env = ordinary_env()
     env["PYTEST_XDIST_AUTO_NUM_WORKERS"] = "2"
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "suites/hardware", "-q", "-p", "no:cacheprovider"],
