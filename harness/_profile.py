@@ -97,6 +97,23 @@ class Profile:
         limits = self.data.get("rate_limits") or {}
         return limits.get("unauthenticated") or limits.get("default") or DOCUMENTED_BUCKET
 
+    def throttle(self, name: str) -> spec.Throttle | None:
+        """The allowance the profile declares under ``throttles.<name>`` (``reader_failures``,
+        ``reader_device``, ``signed_links``), else None: the documents give no figure, so a
+        test judges a throttle against a declared one only."""
+        declared = (self.data.get("throttles") or {}).get(name)
+        if declared is None:
+            return None
+        return spec.Throttle(
+            requests=declared["requests"], window_seconds=float(declared.get("window_seconds", 60))
+        )
+
+    @property
+    def media_link_fields(self) -> tuple[str, ...] | None:
+        """The read fields the profile says carry signed media links (None: not said)."""
+        fields = (self.data.get("media_links") or {}).get("fields")
+        return None if fields is None else tuple(fields)
+
     @property
     def physical_allowed(self) -> bool:
         return bool((self.data.get("allow") or {}).get("physical", False))

@@ -5,6 +5,7 @@ from here; nothing else in the project keeps a second copy.
 """
 
 from spec._load import (
+    Dependency,
     Operation,
     RateLimit,
     RequestJson,
@@ -27,6 +28,7 @@ from spec._routing import allowed_methods, match
 from spec._schemas import validator_at, validator_for
 
 __all__ = [
+    "Dependency",
     "Operation",
     "RateLimit",
     "RequestJson",

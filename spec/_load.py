@@ -52,6 +52,20 @@ class Operation:
 
 
 @dataclass(frozen=True)
+class Dependency:
+    """Something a rule's test needs that the documents leave open, and how it is resolved:
+    ``documented`` (the test uses only what the documents give instead), ``profile`` (the
+    target's profile declares it, at ``profile_field``), or ``undecided`` (without it the rule
+    reads undecided, with the reason, never failed)."""
+
+    on: str
+    kind: Literal["name", "figure", "format", "order", "status"]
+    resolution: Literal["documented", "profile", "undecided"]
+    how: str
+    profile_field: str | None = None
+
+
+@dataclass(frozen=True)
 class Rule:
     """One business rule of ``rules.yaml``."""
 
@@ -63,6 +77,9 @@ class Rule:
     operations: tuple[str, ...] = ()
     note: str | None = None
     no_fault: str | None = None  # why no fault of a server can break the rule
+    # What a test of the rule relies on that the documents do not give (a field name, a
+    # figure, a format, an order of checks), and how the suite copes with it.
+    depends_on: tuple[Dependency, ...] = ()
 
     @property
     def normative(self) -> bool:
@@ -179,6 +196,7 @@ def rules() -> tuple[Rule, ...]:
             operations=tuple(e.get("operations") or ()),
             note=e.get("note"),
             no_fault=e.get("no_fault"),
+            depends_on=tuple(Dependency(**d) for d in e.get("depends_on") or ()),
         )
         for e in entries
     )

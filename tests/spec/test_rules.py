@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -12,7 +13,11 @@ import spec
 
 RAW = yaml.safe_load((Path(spec.__file__).parent / "rules.yaml").read_text(encoding="utf-8"))
 FIELDS = {"id", "title", "source", "level", "statement"}
-OPTIONAL = {"operations", "note", "no_fault"}
+OPTIONAL = {"operations", "note", "no_fault", "depends_on"}
+DEPENDENCY_FIELDS = {"on", "kind", "resolution", "how"}
+PROFILE_SCHEMA = json.loads(
+    (Path(spec.__file__).parent.parent / "harness" / "profile.schema.json").read_text("utf-8")
+)
 OPERATION_IDS = {op.operation_id for op in spec.operations()}
 
 
@@ -52,3 +57,30 @@ def test_both_levels_are_used() -> None:
 def test_every_operation_is_named_by_some_rule() -> None:
     named = {oid for rule in spec.rules() for oid in rule.operations}
     assert not OPERATION_IDS - named, sorted(OPERATION_IDS - named)
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in RAW if "depends_on" in e], ids=lambda e: str(e.get("id"))
+)
+def test_dependencies_say_what_and_how(entry: dict) -> None:
+    """Each entry of a rule's inventory of what its tests need beyond the documents names the
+    thing, its kind and how the suite copes: a profile resolution names its profile field, and
+    the others name none."""
+    assert isinstance(entry["depends_on"], list) and entry["depends_on"]
+    for dependency in entry["depends_on"]:
+        assert set(dependency) >= DEPENDENCY_FIELDS, sorted(DEPENDENCY_FIELDS - set(dependency))
+        assert set(dependency) <= DEPENDENCY_FIELDS | {"profile_field"}
+        assert dependency["kind"] in {"name", "figure", "format", "order", "status"}
+        assert dependency["resolution"] in {"documented", "profile", "undecided"}
+        assert ("profile_field" in dependency) == (dependency["resolution"] == "profile")
+        if "profile_field" in dependency:  # a dotted path the profile schema knows
+            node = PROFILE_SCHEMA
+            for part in dependency["profile_field"].split("."):
+                node = node["properties"][part]
+                node = (
+                    PROFILE_SCHEMA["$defs"][node["$ref"].split("/")[-1]] if "$ref" in node else node
+                )
+        for key in ("on", "how"):
+            assert isinstance(dependency[key], str) and dependency[key].strip()
+    rule = next(r for r in spec.rules() if r.id == entry["id"])
+    assert len(rule.depends_on) == len(entry["depends_on"])
