@@ -38,8 +38,15 @@ from xml.etree import ElementTree
 import yaml
 
 import spec
-from harness._plan import PLAN_LEFT_OUT, plan_rules
-from harness._verdicts import CatalogueRule, catalogue, certification, decides, root_causes
+from harness._plan import plan_rules
+from harness._verdicts import (
+    PLAN_LEFT_OUT,
+    CatalogueRule,
+    catalogue,
+    certification,
+    decides,
+    root_causes,
+)
 
 MANIFEST = "manifest.json"
 REPORT = "report.json"

@@ -30,7 +30,6 @@ PLANS = ("gate", "certify", "deep")
 HERE = Path(__file__).parent
 COST_TABLE = HERE / "costs.json"
 PLAN_FILE = HERE / "plans.yaml"
-PLAN_LEFT_OUT = "not run (plan)"
 
 
 @dataclass(frozen=True)

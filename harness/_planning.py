@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from harness._plan import PLAN_LEFT_OUT
 from harness._report import Collector
 from harness._run import Run
 from harness._schedule import Schedule
+from harness._verdicts import PLAN_LEFT_OUT
 
 
 def _folder(nodeid: str) -> str:

@@ -16,17 +16,19 @@ import pytest
 
 import spec
 from harness._bundle import PROFILE, redacted_profile, sha256
-from harness._expectations import Expectations, exit_status, judge, summary
+from harness._expectations import Expectations, forgiven, judge, summary
 from harness._html import render
-from harness._plan import PLAN_LEFT_OUT
 from harness._preflight import PREFLIGHT
 from harness._spend import FAILED_AUTH, SETUP, merge
 from harness._stability import NOT_RUN, attempt, failed, record_rerun
 from harness._verdicts import (
     FAILURE_FIELDS,
+    PLAN_LEFT_OUT,
     catalogue,
     certification,
     decides,
+    exit_line,
+    exit_status,
     root_causes,
 )
 
@@ -333,12 +335,21 @@ class Collector:
             return
         document = self.document(run, session)
         said = []
-        if self.expectations is not None and not self.stopped:
-            # Known failures change the exit status, never the verdict.
-            block = judge(self.expectations, document)
-            session.exitstatus = pytest.ExitCode(exit_status(int(session.exitstatus), block))
-            document["exit_status"] = int(session.exitstatus)
-            said = summary(block)
+        strict = bool(session.config.getoption("--strict-informative", False))
+        status = int(session.exitstatus)
+        if status in (0, 1) and not self.stopped:
+            # The exit status follows the certifying verdict (informative failures count only
+            # when asked); known failures change it too, never the verdict.
+            known: set[str] = set()
+            stale = False
+            if self.expectations is not None:
+                block = judge(self.expectations, document)
+                known, stale = forgiven(block, document), bool(block["stale"])
+                said = summary(block)
+            status = 1 if stale else exit_status(document["rules"], strict, known)
+            session.exitstatus = status
+            document["exit_status"] = status
+            said.append(exit_line(document["rules"], status, strict, known))
         s = document["normative_summary"]
         if self.stopped:
             self.summary_line = f"AMWS conformance: {document['verdict']}"

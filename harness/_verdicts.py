@@ -33,6 +33,12 @@ SETUP_CAUSE = "set-up"
 UNANSWERED = "no answer"  # a request got none: refused connection, unknown host, time-out
 NOT_RUN_UNREACHABLE = "not run (target unreachable)"
 NOT_SELECTED = "not run (no test of it was selected)"
+PLAN_LEFT_OUT = "not run (plan)"
+# Exit statuses that follow the run's certifying verdict. pytest's own others stay as pytest
+# sets them: 2 interrupted, 3 internal error, 4 usage error (an unusable profile), 5 no tests.
+EXIT_CONFORMANT = 0
+EXIT_NOT_CONFORMANT = 1
+EXIT_INCOMPLETE = 6
 # Rule verdicts, in the order reports count them. A rule is *flaky* when a test deciding it
 # failed and then passed on a rerun (--stability): never counted as passed.
 SUMMARY = ("passed", "failed", "flaky", "blocked", "skipped", "not-run")
@@ -43,6 +49,11 @@ FAILURE_FIELDS = ("phase", "violated", "cause", "call_passed")
 # Values that differ between two meetings of one breach: UUIDs, and long numbers (times,
 # counters). Short numbers stay: a status code is part of what broke.
 _NOISE = re.compile(rf"{spec.uuid_pattern().pattern}|\d{{5,}}")
+# Record data in a failure line: quoted text, and the innermost bracketed value (taken out
+# again and again until none is left); a value pytest cut short leaves an opening bracket.
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]*'|\"[^\"\n]*\"")
+_BRACKETED = re.compile(r"\{[^{}\[\]]*\}|\[[^{}\[\]]*\]")
+_UNCLOSED = re.compile(r"[{\[].*$")
 
 
 def rule_outcome(entry: Mapping[str, Any], rule: str) -> tuple[str, list[str]]:
@@ -88,17 +99,42 @@ def failure_line(reason: str | None) -> str:
     return lines[-1].strip() if lines else ""
 
 
+def _assert_line(reason: str | None) -> str:
+    """The first ``E   assert …`` line of a failure text (what was compared), if any."""
+    for line in (reason or "").splitlines():
+        if line.startswith("E ") and line[1:].strip().startswith("assert "):
+            return line[1:].strip()
+    return ""
+
+
+def _shape(line: str) -> str:
+    """A failure line with the record data taken out: identifiers, long numbers, quoted
+    strings, and whatever a dict, list or set shows, so that one breach met with different
+    records reads the same."""
+    line = _QUOTED.sub("…", _NOISE.sub("…", line))
+    while True:
+        shorter = _BRACKETED.sub("…", line)
+        if shorter == line:
+            break
+        line = shorter
+    return _UNCLOSED.sub("…", line)
+
+
 def cause_of(entry: Mapping[str, Any]) -> str:
     """The root cause a failed test is grouped under: the rule a check found broken, else its
-    deciding line with the values (numbers, UUIDs) taken out, so that the same breach met with
-    different records reads as one cause."""
+    deciding line (and what it compared) with the record data taken out, so that the same
+    breach met with different records reads as one cause."""
     if entry.get("cause"):
         return str(entry["cause"])
     violated = entry.get("violated") or ()
     if violated:
         return ", ".join(sorted(violated))
     prefix = f"{SETUP_CAUSE}: " if entry.get("phase") == "setup" else ""
-    return prefix + _NOISE.sub("…", failure_line(entry.get("reason")))[:160]
+    line = _shape(failure_line(entry.get("reason")))
+    compared = _shape(_assert_line(entry.get("reason")))
+    if compared and compared != line:
+        line = f"{line} — {compared}"
+    return prefix + line[:160]
 
 
 def root_causes(tests: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -287,3 +323,71 @@ def certification(
             if e["rules"] and all(verdicts.get(r, {}).get("level") == "assumed" for r in e["rules"])
         ],
     }
+
+
+def counted_failures(rules: Mapping[str, Mapping[str, Any]], strict: bool = False) -> list[str]:
+    """The failed rules an exit status counts: the certifying ones; with ``strict``
+    (--strict-informative) every failed rule, assumed and informative-only ones too."""
+    return sorted(
+        rule for rule, v in rules.items() if v["verdict"] == "failed" and (v["certifies"] or strict)
+    )
+
+
+def informative_failures(rules: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Failed rules that never decide certification: assumed rules, and normative rules seen
+    only beside our assumptions."""
+    return sorted(r for r, v in rules.items() if v["verdict"] == "failed" and not v["certifies"])
+
+
+def undecided_in_scope(rules: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Certifying rules the run meant to decide and did not: skipped, blocked, flaky, or not
+    run for time or an unreachable target. A rule the plan or the selection left out is not
+    in the run's scope, so a gate or ``-k`` run that passed all it chose is complete."""
+    left_out = (PLAN_LEFT_OUT, NOT_SELECTED)
+    return sorted(
+        rule
+        for rule, v in rules.items()
+        if v["certifies"]
+        and v["verdict"] not in ("passed", "failed")
+        and not (v["verdict"] == "not-run" and all(r in left_out for r in v["skip_reasons"]))
+    )
+
+
+def exit_status(
+    rules: Mapping[str, Mapping[str, Any]], strict: bool = False, forgiven: Iterable[str] = ()
+) -> int:
+    """The run's exit status from its rule verdicts: 1 when a counted rule failed (the
+    ``forgiven`` ones aside: known failures), else 6 when a certifying rule in scope was left
+    undecided, else 0. Informative failures count only with ``strict``."""
+    if set(counted_failures(rules, strict)) - set(forgiven):
+        return EXIT_NOT_CONFORMANT
+    return EXIT_INCOMPLETE if undecided_in_scope(rules) else EXIT_CONFORMANT
+
+
+def exit_line(
+    rules: Mapping[str, Mapping[str, Any]],
+    status: int,
+    strict: bool = False,
+    forgiven: Iterable[str] = (),
+) -> str:
+    """One line saying why the run exits as it does."""
+    failed = [r for r in counted_failures(rules, strict) if r not in set(forgiven)]
+    informative = informative_failures(rules)
+    undecided = undecided_in_scope(rules)
+    said = {
+        EXIT_NOT_CONFORMANT: f"{len(failed)} counted rule(s) failed: {_some(failed)}",
+        EXIT_INCOMPLETE: f"{len(undecided)} certifying rule(s) in the run's scope left "
+        f"undecided: {_some(undecided)}",
+        EXIT_CONFORMANT: "every certifying rule in the run's scope passed",
+    }.get(status, "pytest's own status")
+    line = f"AMWS exit status {status}: {said}"
+    if informative and not strict:
+        line += (
+            f"; {len(informative)} informative rule(s) failed, not counted "
+            f"(--strict-informative counts them): {_some(informative)}"
+        )
+    return line
+
+
+def _some(ids: list[str], shown: int = 6) -> str:
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")

@@ -162,6 +162,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--from report.json writes one)",
     )
     group.addoption(
+        "--strict-informative",
+        action="store_true",
+        default=False,
+        help="count failures of assumed rules (our choices where the documents are silent) "
+        "in the exit status; without it they are listed and the exit status follows the "
+        "certifying verdict: 0 conformant, 1 not conformant, 6 incomplete",
+    )
+    group.addoption(
         "--stability",
         type=int,
         default=None,

@@ -23,7 +23,7 @@ import yaml
 from harness._expectations import (
     ExpectationsError,
     blamed_rules,
-    exit_status,
+    forgiven,
     from_report,
     judge,
     load,
@@ -183,7 +183,7 @@ def test_a_failure_is_put_down_to_the_rules_its_verdicts_fail() -> None:
     assert blamed_rules({"rules": rules, "phase": "teardown", "call_passed": True}) == []
 
 
-def test_judging_leaves_the_verdicts_and_keeps_other_exit_statuses(tmp_path: Path) -> None:
+def test_judging_leaves_the_verdicts(tmp_path: Path) -> None:
     path = tmp_path / "e.yaml"
     path.write_text("- {test: 'm::t', reason: known}\n", encoding="utf-8")
     document: dict[str, Any] = {
@@ -193,9 +193,32 @@ def test_judging_leaves_the_verdicts_and_keeps_other_exit_statuses(tmp_path: Pat
     }
     block = judge(load(path), document)
     assert block["expected_failures"] == ["m::t"] and document["verdict"] == "not conformant"
-    assert exit_status(1, block) == 0
-    assert exit_status(2, block) == 2  # interrupted stays interrupted
+    # A set-up failure blames no rule: the expectation covers the test, no failed rule.
+    assert forgiven(block, document) == set()
     # Written back from such a report, the set-up failure (no rule to blame) is a test entry.
     document["failures"] = {"m::t": {"reason": "E   RuntimeError: no fixture\nmore"}}
     written = yaml.safe_load(from_report(document))
     assert written == [{"test": "m::t", "reason": "RuntimeError: no fixture"}]
+
+
+def test_a_rule_is_forgiven_when_an_entry_names_it_or_each_of_its_failures_was_expected(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "e.yaml"
+    path.write_text("- {rule: A, reason: known}\n- {test: 'm::b1', reason: known}\n", "utf-8")
+    document: dict[str, Any] = {
+        "rules": {
+            "A": {"verdict": "failed", "tests": ["m::a"]},
+            "B": {"verdict": "failed", "tests": ["m::b1", "m::b2"]},
+            "C": {"verdict": "failed", "tests": ["m::c"]},
+        },
+        "tests": {
+            "m::a": {"outcome": "failed", "rules": ["A"], "phase": "call"},
+            "m::b1": {"outcome": "failed", "rules": ["B"], "phase": "call"},
+            "m::b2": {"outcome": "failed", "rules": ["B"], "phase": "call"},
+            "m::c": {"outcome": "failed", "rules": ["C"], "phase": "call"},
+        },
+    }
+    block = judge(load(path), document)
+    # B has one unexpected failure (b2): not forgiven; C is in no entry.
+    assert forgiven(block, document) == {"A"}

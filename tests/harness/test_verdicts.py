@@ -5,12 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from harness._verdicts import (
+    EXIT_CONFORMANT,
+    EXIT_INCOMPLETE,
+    EXIT_NOT_CONFORMANT,
+    PLAN_LEFT_OUT,
     CatalogueRule,
     aggregate,
     cause_of,
     certification,
+    exit_line,
+    exit_status,
     root_causes,
     rule_outcome,
+    undecided_in_scope,
 )
 
 ACK = "CONV-WRITE-ACKNOWLEDGEMENT"
@@ -147,3 +154,82 @@ def test_the_verdict_says_why_a_run_ended_early() -> None:
     assert certification(tests, LEVELS, [], stopped="keys.full refused")["verdict"] == (
         "incomplete — stopped before any test: keys.full refused"
     )
+
+
+def _skipped(rules: list[str], reason: str, outcome: str = "skipped") -> dict[str, Any]:
+    return {"rules": rules, "outcome": outcome, "reason": reason}
+
+
+def test_only_informative_failures_exit_0_and_count_when_strict() -> None:
+    tests = {"t1": _passed(["N1"]), "t2": _passed(["N2"]), "t3": _failed(["A1"])}
+    rules = certification(tests, LEVELS, [])["rules"]
+    assert exit_status(rules) == EXIT_CONFORMANT
+    line = exit_line(rules, EXIT_CONFORMANT)
+    assert line.startswith("AMWS exit status 0: every certifying rule")
+    assert "1 informative rule(s) failed, not counted" in line and "A1" in line
+    assert "\n" not in line
+    assert exit_status(rules, strict=True) == EXIT_NOT_CONFORMANT
+    assert "A1" in exit_line(rules, EXIT_NOT_CONFORMANT, strict=True)
+
+
+def test_a_normative_failure_exits_1_unless_it_is_a_known_failure() -> None:
+    tests = {"t1": _failed(["N1"]), "t2": _passed(["N2"])}
+    rules = certification(tests, LEVELS, [])["rules"]
+    assert exit_status(rules) == EXIT_NOT_CONFORMANT
+    assert exit_status(rules, forgiven=["N1"]) == EXIT_CONFORMANT
+    # Seen only beside an assumption, the same failure is informative.
+    tests["t1"]["assumed_operations"] = ["createInvite"]
+    assert exit_status(certification(tests, LEVELS, [])["rules"]) == EXIT_CONFORMANT
+
+
+def test_a_rule_left_undecided_in_scope_exits_incomplete_but_not_one_left_out() -> None:
+    not_configured = {"t1": _passed(["N1"]), "t2": _skipped(["N2"], "not configured: keys.x")}
+    rules = certification(not_configured, LEVELS, [])["rules"]
+    assert undecided_in_scope(rules) == ["N2"]
+    assert exit_status(rules) == EXIT_INCOMPLETE
+    assert "N2" in exit_line(rules, EXIT_INCOMPLETE)
+    for left_out in (
+        {"t1": _passed(["N1"]), "t2": _skipped(["N2"], PLAN_LEFT_OUT, "not-run")},
+        {"t1": _passed(["N1"])},  # no test of N2 was selected
+    ):
+        rules = certification(left_out, LEVELS, [])["rules"]
+        assert undecided_in_scope(rules) == [] and exit_status(rules) == EXIT_CONFORMANT
+    for in_scope in (
+        _skipped(["N2"], "not run (time)", "not-run"),
+        _failed(["N2"], phase="setup"),
+        {**_passed(["N2"]), "outcome": "flaky"},
+    ):
+        rules = certification({"t1": _passed(["N1"]), "t2": in_scope}, LEVELS, [])["rules"]
+        assert exit_status(rules) == EXIT_INCOMPLETE, in_scope
+
+
+def test_failures_that_differ_only_in_record_data_are_one_root_cause() -> None:
+    """The eleven signed-link failures of an independent implementation: one helper found no
+    link field on eleven different reads, and each message carried its record."""
+
+    def reason(n: int) -> str:
+        record = (
+            f"{{'uuid': '0b7f3a52-6a2f-4d0e-9a51-0c3c7e5d2a{n:02d}', 'firstName': "
+            f"'amws-1a2b3c4d-P{n}', 'hasPhoto': True, 'links': {{'img': '/s/{n}'}}, "
+            f"'tags': [{n}, 'x{n}']}}"
+        )
+        return (
+            f"E       AssertionError: the read has no photo link: {record}\n"
+            "E       assert False\n"
+            "E        +  where False = isinstance(None, str)\n\n"
+            "suites/rules/test_media_links.py:122: AssertionError"
+        )
+
+    tests = {f"t{n}": _failed([f"LINK-{n}"], reason=reason(n)) for n in range(11)}
+    tests["other"] = _failed(
+        ["R"], reason="E   AssertionError: {'code': 500}\nE   assert 500 == 201"
+    )
+    groups = root_causes(tests)
+    assert len(groups) == 2
+    assert len(groups[0]["tests"]) == 11 and len(groups[0]["failed_rules"]) == 11
+    assert "the read has no photo link" in groups[0]["cause"]
+    assert "amws-" not in groups[0]["cause"] and "img" not in groups[0]["cause"]
+    # What was compared stays part of the cause: another status is another breach.
+    assert "assert 500 == 201" in groups[1]["cause"]
+    other_status = _failed(["R"], reason="E   AssertionError: {'code': 422}\nE   assert 422 == 201")
+    assert cause_of(other_status) != groups[1]["cause"]
