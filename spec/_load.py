@@ -58,7 +58,7 @@ class Dependency:
     target's profile declares it, at ``profile_field``), or ``undecided`` (without it the rule
     reads undecided, with the reason, never failed)."""
 
-    on: str
+    needs: str
     kind: Literal["name", "figure", "format", "order", "status"]
     resolution: Literal["documented", "profile", "undecided"]
     how: str
@@ -181,6 +181,12 @@ def operation(operation_id: str) -> Operation:
     raise KeyError(operation_id)
 
 
+def _dependency(rule: str, entry: dict[Any, Any]) -> Dependency:
+    if True in entry:  # YAML 1.1 reads a bare `on` key as the boolean true
+        raise ValueError(f"{rule}: a depends_on entry says `on:`; the field is `needs:`")
+    return Dependency(**entry)
+
+
 @functools.cache
 def rules() -> tuple[Rule, ...]:
     """Every rule of the catalogue, in file order."""
@@ -196,7 +202,7 @@ def rules() -> tuple[Rule, ...]:
             operations=tuple(e.get("operations") or ()),
             note=e.get("note"),
             no_fault=e.get("no_fault"),
-            depends_on=tuple(Dependency(**d) for d in e.get("depends_on") or ()),
+            depends_on=tuple(_dependency(e["id"], d) for d in e.get("depends_on") or ()),
         )
         for e in entries
     )

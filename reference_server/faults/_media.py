@@ -11,7 +11,6 @@ import base64
 from typing import TYPE_CHECKING
 
 import spec
-from reference_server._errors import ApiError, not_found
 from reference_server._pipeline import RequestPolicy
 from reference_server.domain.files import FilePolicy
 from reference_server.domain.media_links import FILENAMES, MediaLinkPolicy
@@ -82,13 +81,13 @@ class _CachePublic(PhotoPolicy):
 
 
 @overrides(
-    "photo-other-system-404",
+    "photo-other-system-served",
     "PHOTO-403-OTHER-SYSTEM",
-    "another system's photo answers 404 instead of 403",
+    "another system's photo is served to a key of this system",
 )
-class _OtherSystemPhoto404(PhotoPolicy):
-    def other_system_refusal(self) -> ApiError:
-        return not_found("photo")
+class _OtherSystemPhotoServed(PhotoPolicy):
+    def serves_other_systems(self) -> bool:
+        return True
 
 
 @overrides(

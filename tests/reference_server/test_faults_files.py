@@ -78,11 +78,13 @@ def test_cache_public_breaks_private_caching(faulty: Faulty) -> None:
     assert "public" in response.headers["cache-control"]
 
 
-def test_photo_other_system_404_breaks_the_403(faulty: Faulty) -> None:
-    server = faulty("photo-other-system-404")
+def test_photo_other_system_served_breaks_the_refusal(faulty: Faulty) -> None:
+    server = faulty("photo-other-system-served")
     theirs = new_photo(server, system=1)
     with server.client() as client:
-        assert client.get(f"{PHOTOS}/photo/{theirs}").status_code == 404
+        served = client.get(f"{PHOTOS}/photo/{theirs}")
+    assert served.status_code == 200
+    assert served.headers["content-type"].startswith("image/")
 
 
 def test_link_signature_ignored_breaks_the_401(faulty: Faulty) -> None:

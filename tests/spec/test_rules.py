@@ -14,7 +14,7 @@ import spec
 RAW = yaml.safe_load((Path(spec.__file__).parent / "rules.yaml").read_text(encoding="utf-8"))
 FIELDS = {"id", "title", "source", "level", "statement"}
 OPTIONAL = {"operations", "note", "no_fault", "depends_on"}
-DEPENDENCY_FIELDS = {"on", "kind", "resolution", "how"}
+DEPENDENCY_FIELDS = {"needs", "kind", "resolution", "how"}
 PROFILE_SCHEMA = json.loads(
     (Path(spec.__file__).parent.parent / "harness" / "profile.schema.json").read_text("utf-8")
 )
@@ -80,7 +80,7 @@ def test_dependencies_say_what_and_how(entry: dict) -> None:
                 node = (
                     PROFILE_SCHEMA["$defs"][node["$ref"].split("/")[-1]] if "$ref" in node else node
                 )
-        for key in ("on", "how"):
+        for key in ("needs", "how"):
             assert isinstance(dependency[key], str) and dependency[key].strip()
     rule = next(r for r in spec.rules() if r.id == entry["id"])
     assert len(rule.depends_on) == len(entry["depends_on"])
