@@ -4,8 +4,8 @@ For each chosen fault of the reference server's catalogue, the smallest part of 
 suites that should catch it (a ``-k`` selection of contract operations, or one stateful machine)
 is run in a subprocess against the embedded reference server twice: as it is, where it must pass
 (exit status 0), and with ``--reference-fault NAME`` (an option of the self-check's plugin,
-``-p selfcheck.plugin``), where it must fail (exit status 1: a test failed; not 4, a preflight
-refusal, nor 2, a collection error). The faults cover the four
+``-p selfcheck.plugin``, with ``--strict-informative``), where it must fail (exit status 1: a
+test failed; not 4, a preflight refusal, nor 2, a collection error). The faults cover the four
 categories the suites are meant to catch: field validation, status codes, cascades and
 lifecycles, at least two each.
 
@@ -146,7 +146,15 @@ class Runs:
         command = [sys.executable, "-m", "pytest", *selection.args, "-p", "no:cacheprovider"]
         command += ["-q", "--conformance-report", str(report)]
         if fault is not None:
-            command += ["-p", "selfcheck.plugin", "--reference-fault", fault]
+            # Every failure counts: a stateful machine also checks assumed rules, and the
+            # question here is whether a test failed, not the certifying verdict.
+            command += [
+                "-p",
+                "selfcheck.plugin",
+                "--reference-fault",
+                fault,
+                "--strict-informative",
+            ]
         if target is not None:
             command += ["--target", str(target), "--plan", "deep"]
         # The child is an ordinary run: none of this session's PYTEST_* settings (xdist worker

@@ -143,7 +143,8 @@ def test_acknowledgement_code_and_extra_fields_are_not_normative(
         "-k",
         "acknowledgement or Department",
     )
-    assert code == pytest.ExitCode.TESTS_FAILED  # the assumed rule's own test fails
+    # The assumed rule's own test fails: listed, not counted by the exit status.
+    assert code == pytest.ExitCode.OK
     assert _failed_normative(document) == []
     assert document["rules"]["CONV-WRITE-ACKNOWLEDGEMENT"]["verdict"] == "passed"
     assert document["rules"]["CONV-ACK-CODE-IS-STATUS"]["verdict"] == "failed"
@@ -174,4 +175,4 @@ def test_error_bodies_with_a_code_of_their_own_break_only_the_assumed_rule(
     )
     assert _failed_normative(document) == [], document["root_causes"]
     assert document["rules"]["ERR-BODY-CODE-IS-STATUS"]["verdict"] == "failed"
-    assert code == pytest.ExitCode.TESTS_FAILED  # the assumed rule's own tests fail
+    assert code == pytest.ExitCode.OK  # the assumed rule's own tests fail: informative
