@@ -3,11 +3,15 @@
 It checks only what the profile states: the target answers at ``base_url``, the ``full`` key
 is accepted and may read and write, and each optional key behaves as its permission class
 (``readonly`` reads but may not write, ``none`` may do nothing, ``disabled`` is refused,
-``other_system`` reads a system of its own). A promise broken is a :class:`PreflightError`
-whose one line names the profile field. Anything else it notices on the way (a create that
-answers 200, another system's record answering 403) is the target's deviation from a rule,
-not the profile's: it is recorded against that rule, as a test's global check would record
-it, and the run goes on.
+``other_system`` reads a system of its own). Only an unusable profile stops the run: no answer
+at ``base_url``, or ``keys.full`` refused; that is a :class:`PreflightError` whose one line
+names the profile field. An optional key that behaves otherwise than its class may be a
+profile that gives the wrong key or a target that does not enforce the class: the preflight
+cannot tell which, so it names the key and both causes (``Run.key_problems``), and the tests
+that need that key read undecided while every other test runs. Anything else it notices on
+the way (a create that answers 200, another system's record answering 403) is the target's
+deviation from a rule, not the profile's: it is recorded against that rule, as a test's global
+check would record it, and the run goes on.
 
 Its requests go through the run's clients like any test's: paced on each key's bucket, and
 booked (under ``(preflight)``) in what the run spent.
@@ -30,6 +34,19 @@ if TYPE_CHECKING:
 _PROBE = "/api/ws/v1/departments"
 PREFLIGHT = "(preflight)"
 _REFUSED = {401: "refuses the key (401)", 403: "answers 403: a permission is not ticked"}
+# Why an optional key may not behave as its class: the profile or the target.
+_CAUSES = {
+    "readonly": "the profile gives a key with other permissions than every Read and no Write, "
+    "or the target does not enforce the permissions (AUTH-PERMISSION-READ-WRITE)",
+    "none": "the profile gives a key with a permission ticked, or the target does not enforce "
+    "the permissions (AUTH-PERMISSION-READ-WRITE)",
+    "disabled": "the profile gives a key that is enabled or not a key at all, or the target "
+    "does not refuse disabled keys with 401 (AUTH-DISABLED-KEY-401)",
+    "rate_limit": "the profile gives a key without every permission, or the target refuses it",
+    "encrypted": "the profile gives a key without every permission, or the target refuses it",
+    "other_system": "the profile gives a key without every permission of its own system, or "
+    "the target refuses it",
+}
 
 
 class PreflightError(Exception):
@@ -85,6 +102,10 @@ class _Preflight:
         made = self.session.ledger.pending
         return made[-1].uuid if made and made[-1].label == "createDepartment" else None
 
+    def misbehaves(self, key: str, seen: str, causes: str) -> None:
+        """``keys.<key>`` did not behave as its class: its tests will read undecided."""
+        self.target.key_problems[key] = f"keys.{key}: {seen}; either {causes}"
+
     def key_classes(self, probe: str | None) -> None:
         """Each optional key behaves as its name promises."""
         reads = {"readonly": 200, "none": 403, "disabled": 401, "rate_limit": 200, "encrypted": 200}
@@ -92,16 +113,20 @@ class _Preflight:
             if self.profile.has_key(key):
                 got = self.send(key, "GET", _PROBE).status_code
                 if got != expected:
-                    raise PreflightError(
-                        f"profile field keys.{key}: a read answered {got}, where a key of this "
-                        f"kind gets {expected}"
+                    self.misbehaves(
+                        key,
+                        f"a read answered {got}, where a key of this kind gets {expected}",
+                        _CAUSES[key],
                     )
-        if probe and self.profile.has_key("readonly"):
+        readonly = self.profile.has_key("readonly") and "readonly" not in self.target.key_problems
+        if probe and readonly:
             answer = self.send("readonly", "PUT", f"{_PROBE}/{probe}", json={"name": "amws-x"})
             if answer.status_code != 403:
-                raise PreflightError(
-                    f"profile field keys.readonly: a write answered {answer.status_code}, where a "
-                    "key without write permissions gets 403"
+                self.misbehaves(
+                    "readonly",
+                    f"a write answered {answer.status_code}, where a key without write "
+                    "permissions gets 403",
+                    _CAUSES["readonly"],
                 )
         if self.profile.has_key("other_system"):
             self._other_system(probe)
@@ -109,20 +134,25 @@ class _Preflight:
     def _other_system(self, probe: str | None) -> None:
         got = self.send("other_system", "GET", _PROBE).status_code
         if got != 200:
-            raise PreflightError(
-                f"profile field keys.other_system: a read answered {got}, where a full key gets 200"
+            self.misbehaves(
+                "other_system",
+                f"a read answered {got}, where a full key gets 200",
+                _CAUSES["other_system"],
             )
+            return
         if probe is None:
             return
         seen = self.send("other_system", "GET", f"{_PROBE}/{probe}").status_code
         if seen == 200:
             # The key may belong to the full key's system, or the target may ignore systems:
             # the preflight cannot tell, and every isolation verdict would rest on the guess.
-            raise PreflightError(
-                "profile field keys.other_system: it reads the full key's records (200); "
-                "give a key of another system (or the target ignores systems, "
-                "CONV-SYSTEM-SCOPE-404)"
+            self.misbehaves(
+                "other_system",
+                "it reads the full key's records (200)",
+                "the profile gives a key of the full key's own system, or the target ignores "
+                "systems (CONV-SYSTEM-SCOPE-404)",
             )
+            return
         if seen != 404:
             self.observe(
                 "CONV-SYSTEM-SCOPE-404", f"another system's record answered {seen}, not 404"

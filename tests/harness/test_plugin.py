@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness._verdicts import EXIT_INCOMPLETE
 from tests.reference_server.conftest import LiveServer
 
 DEPTS = "/api/ws/v1/departments"
@@ -69,18 +70,50 @@ def test_bad_profile_stops_the_run_with_one_line(
     assert "must not run" not in result.stdout.str()
 
 
-def test_preflight_stops_a_key_that_lies(pytester: pytest.Pytester, server: LiveServer) -> None:
+def test_a_key_that_does_not_behave_as_its_class_leaves_its_tests_undecided(
+    pytester: pytest.Pytester, server: LiveServer
+) -> None:
+    """A readonly key that can write: a wrong key in the profile, or a target that does not
+    enforce permissions. The preflight cannot tell which: it names the key and both causes,
+    the tests that need the key read undecided, every other test runs, and the run exits 6."""
     pytester.makepyfile(
-        "import pytest\n\n@pytest.mark.rule('DEPT-LIST-SHAPE')\n"
-        "def test_never(api):\n    raise AssertionError('must not run')\n"
+        """
+        import pytest
+
+        @pytest.mark.rule("DEPT-LIST-SHAPE")
+        def test_runs(api):
+            assert api.get("/api/ws/v1/departments").status_code == 200
+
+        @pytest.mark.rule("AUTH-PERMISSION-READ-WRITE")
+        def test_needs_readonly(client):
+            client("readonly")
+            raise AssertionError("must not run")
+
+        @pytest.mark.rule("AUTH-PERMISSION-READ-WRITE")
+        @pytest.mark.requires("readonly")
+        def test_marked(api):
+            raise AssertionError("must not run")
+        """
     )
     profile = _profile(pytester, server, keys__readonly=server.profile["keys"]["full"])
-    result = pytester.runpytest("--target", str(profile))
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    said = result.stdout.str() + result.stderr.str()
-    assert "profile field keys.readonly" in said
-    # Nothing ran, so nothing is judged: no verdict of conformance either way.
-    assert "not conformant" not in said and "stopped before any test" in said
+    report = pytester.path / "report"
+    result = pytester.runpytest(
+        "--target", str(profile), "-rs", "--conformance-report", str(report)
+    )
+    assert result.ret == EXIT_INCOMPLETE
+    result.assert_outcomes(passed=1, skipped=2)
+    said = result.stdout.str()
+    assert "must not run" not in said
+    assert "amws: keys.readonly: a write answered 200" in said
+    assert "the target does not enforce the permissions" in said  # the other cause
+    assert said.count("undecided: keys.readonly: a write answered 200") == 2
+    document = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    assert list(document["target"]["key_problems"]) == ["readonly"]
+    assert server.profile["keys"]["full"] not in (report / "report.json").read_text("utf-8")
+    rule = document["rules"]["AUTH-PERMISSION-READ-WRITE"]
+    assert rule["verdict"] == "skipped" and rule["skip_reasons"][0].startswith("undecided: ")
+    assert document["rules"]["DEPT-LIST-SHAPE"]["verdict"] == "passed"
+    assert document["verdict"] == "incomplete"
 
 
 def test_missing_key_is_skipped_as_not_configured(
