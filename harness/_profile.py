@@ -27,6 +27,8 @@ _SCHEMA["$defs"]["key"].update(
 # The keys a profile may name, in the schema's order: the one list of them.
 KEY_NAMES: tuple[str, ...] = tuple(_SCHEMA["properties"]["keys"]["properties"])
 _API_ROOT = "/api/ws/v1"
+# What an Authorization header value may hold: visible ASCII and inner spaces.
+_HEADER_TEXT = re.compile(r"[\x20-\x7e]*")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DOCUMENTED_BUCKET = {
     "capacity": spec.rate_limit().capacity,
@@ -189,6 +191,19 @@ def validate(data: Any, source: str = "<profile>") -> Profile:
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
         raise ProfileError(f"{source}: profile field {_field_of(error)} {_reason(error)}")
+    for name, value in data["keys"].items():
+        key = value["key"] if isinstance(value, dict) else value
+        if isinstance(key, str) and key != key.strip():
+            # An HTTP header cannot carry it (the client would refuse, quoting the value).
+            raise ProfileError(
+                f"{source}: profile field keys.{name} has white space at its start or end "
+                "(the value is not shown)"
+            )
+        if isinstance(key, str) and not _HEADER_TEXT.fullmatch(key):
+            raise ProfileError(
+                f"{source}: profile field keys.{name} holds a character an HTTP header cannot "
+                "carry (a line break or another control character; the value is not shown)"
+            )
     if data["base_url"].rstrip("/").endswith(_API_ROOT):
         raise ProfileError(
             f"{source}: profile field base_url ends in {_API_ROOT}; give everything before it"

@@ -464,6 +464,8 @@ def _started(run: Run, config: pytest.Config) -> Profile:
         _stop(config, str(error))
     except PreflightError as error:
         _stop(config, f"preflight: {error}")
+    except httpx.LocalProtocolError as error:  # a request this client could not even send
+        _stop(config, f"preflight: a request could not be sent ({error})")
     except httpx.HTTPError as error:
         where = run.profile.base_url if run.profile else "?"
         _stop(config, f"preflight: profile field base_url: no answer from {where} ({error})")
@@ -477,7 +479,15 @@ def _within_deadline(run: Run, schedule: Schedule) -> None:
 
 
 def _stop(config: pytest.Config, reason: str) -> NoReturn:
-    """End the run before any test, for a reason the profile's owner must fix."""
+    """End the run before any test, for a reason the profile's owner must fix. No secret of
+    the profile is ever said (an HTTP library's error may quote a header it refused)."""
+    run = config.stash.get(RUN_KEY, None)
+    if run is not None and run.profile is not None:
+        for secret in sorted(run.profile.secrets(), key=len, reverse=True):
+            # As written, trimmed, and as a bytes repr quotes it (escapes and all).
+            forms = {secret, secret.strip(), repr(secret.encode())[2:-1]}
+            for form in forms - {""}:
+                reason = reason.replace(form, "[redacted]")
     config.stash[COLLECTOR_KEY].stopped = reason
     pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
 

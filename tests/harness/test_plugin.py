@@ -116,6 +116,26 @@ def test_a_key_that_does_not_behave_as_its_class_leaves_its_tests_undecided(
     assert document["verdict"] == "incomplete"
 
 
+def test_a_key_no_header_can_carry_stops_the_run_naming_it_never_showing_it(
+    pytester: pytest.Pytester, server: LiveServer
+) -> None:
+    """A line break inside a key: the HTTP client would refuse the header and quote it in its
+    error (blaming base_url); the profile check names the key's field instead, and no output
+    shows the value."""
+    pytester.makepyfile(
+        "import pytest\n\n@pytest.mark.rule('DEPT-LIST-SHAPE')\n"
+        "def test_never(api):\n    raise AssertionError('must not run')\n"
+    )
+    secret = "S3cr3t" + "k" * 30 + "\n" + "k" * 30
+    profile = _profile(pytester, server, keys__full=secret)
+    result = pytester.runpytest("--target", str(profile))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    said = result.stdout.str() + result.stderr.str()
+    assert "profile field keys.full" in said and "must not run" not in said
+    assert "base_url" not in said
+    assert "S3cr3t" not in said and "kkkkkkkkkk" not in said
+
+
 def test_missing_key_is_skipped_as_not_configured(
     pytester: pytest.Pytester, server: LiveServer
 ) -> None:

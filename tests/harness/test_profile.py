@@ -70,6 +70,30 @@ def test_invalid_profile_error_is_one_line_naming_the_field(
     assert field in message
 
 
+@pytest.mark.parametrize("padded", [" ", "\t", "\n"], ids=["space", "tab", "newline"])
+@pytest.mark.parametrize("where", ["start", "end"])
+def test_a_key_with_white_space_around_it_is_named_and_never_shown(
+    tmp_path: Path, padded: str, where: str
+) -> None:
+    secret = "S3cr3t" + "k" * 60
+    value = padded + secret if where == "start" else secret + padded
+    keys = {"full": "f" * 64, "readonly": value}
+    with pytest.raises(ProfileError) as error:
+        load(_write(tmp_path, {**MINIMAL, "keys": keys}))
+    message = str(error.value)
+    assert "keys.readonly" in message and "white space" in message
+    assert "S3cr3t" not in message and "base_url" not in message
+
+
+@pytest.mark.parametrize("inner", ["\n", "\r", "\x01", "\u00e9"])
+def test_a_key_no_header_can_carry_is_named_and_never_shown(tmp_path: Path, inner: str) -> None:
+    secret = "S3cr3t" + "k" * 30 + inner + "k" * 30
+    with pytest.raises(ProfileError) as error:
+        load(_write(tmp_path, {**MINIMAL, "keys": {"full": secret}}))
+    message = str(error.value)
+    assert "keys.full" in message and "S3cr3t" not in message
+
+
 def test_unset_environment_variable_names_the_field(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("AMWS_TEST_UNSET", raising=False)
     with pytest.raises(ProfileError, match=r"keys\.full.*AMWS_TEST_UNSET"):
