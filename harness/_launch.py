@@ -31,12 +31,48 @@ class SuitesMissing(Exception):
     looked for."""
 
 
+class UnknownTest(Exception):
+    """A test id or path given to the run names nothing among the installed suites."""
+
+
 def suites_folder() -> Path:
     """The ``suites`` package folder of this installation."""
     folder = HERE.parent / "suites"
     if not (folder / "__init__.py").is_file():
         raise SuitesMissing(f"the suites are not installed beside the harness (no {folder})")
     return folder
+
+
+def _looks_like_a_test(argument: str) -> bool:
+    """A positional argument naming a test, a test file or a suites folder (an option's value,
+    such as ``-k``'s expression, never does)."""
+    if argument.startswith("-"):
+        return False
+    path = argument.partition("::")[0].replace("\\", "/")
+    return "::" in argument or path.endswith(".py") or path == "suites" or "suites/" in path
+
+
+def test_selection(argument: str, folder: Path) -> str:
+    """A test id in any form a person copies one (``suites/rules/test_x.py::test_y`` as the
+    report writes it, the same under an installation's site-packages, or relative to the
+    suites folder) as the path of that test in this installation's suites."""
+    path, separator, rest = argument.partition("::")
+    path = path.replace("\\", "/").rstrip("/")
+    if path == "suites":
+        relative = ""
+    elif path.startswith("suites/"):
+        relative = path.removeprefix("suites/")
+    elif "/suites/" in path:
+        relative = path.rsplit("/suites/", 1)[1]
+    else:
+        relative = path
+    found = folder / relative
+    if not found.exists():
+        raise UnknownTest(
+            f"{argument} names no test of the installed suites ({folder}); give an id as a "
+            "report or a FAILED line writes it, e.g. suites/rules/test_roles.py::test_name"
+        )
+    return str(found) + separator + rest
 
 
 def pytest_arguments(
@@ -49,8 +85,12 @@ def pytest_arguments(
     """pytest's command-line arguments for one run of the installed suites."""
     folder = suites_folder()
     cache = (cwd or Path.cwd()) / ".pytest_cache"
+    # Tests named after "--" are the whole selection: the suites folder is added only when
+    # none is named, so a copied test id never widens silently into the whole plan.
+    chosen = [test_selection(a, folder) for a in extra if _looks_like_a_test(a)]
+    extra = [a for a in extra if not _looks_like_a_test(a)]
     arguments = [
-        str(folder),
+        *(chosen or [str(folder)]),
         "-c",
         str(CONFIG),
         "--rootdir",

@@ -53,7 +53,7 @@ def _plan(name: str, tests: bool) -> int:
 def _run(target: str | None, plan: str | None, report: str | None, passed: list[str]) -> int:
     try:
         arguments = _launch.pytest_arguments(target, plan, report, passed)
-    except _launch.SuitesMissing as error:
+    except (_launch.SuitesMissing, _launch.UnknownTest) as error:
         print(f"amws-conformance run: {error}", file=sys.stderr)
         return 4
     return _launch.run(arguments)

@@ -64,3 +64,43 @@ def test_run_reads_nothing_of_the_working_folder(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     ids = [line for line in result.stdout.splitlines() if "::" in line]
     assert ids and all(line.startswith("suites/") for line in ids), ids[:5]
+
+
+ONE = "suites/rules/test_roles.py::test_name_is_required"
+
+
+def test_a_test_id_in_any_form_runs_exactly_that_test(tmp_path: Path) -> None:
+    """An id as a report or a FAILED line writes it, the same under an installation's
+    site-packages, or relative to the suites folder, is the whole selection."""
+    forms = [ONE, f"../venv/lib/python3.11/site-packages/{ONE}", ONE.removeprefix("suites/")]
+    chosen = [_launch.test_selection(form, _launch.suites_folder()) for form in forms]
+    assert set(chosen) == {str(ROOT / ONE.split("::")[0]) + "::test_name_is_required"}
+    arguments = _launch.pytest_arguments(None, None, None, [forms[1], "-q"])
+    # The test alone is the selection: the suites folder beside it would widen the run.
+    assert arguments[0] == chosen[0] and arguments[1] == "-c"
+    result = subprocess.run(
+        [sys.executable, "-P", "-m", "harness.cli", "run", "--", forms[1], "-rA", "-p", "no:xdist"],
+        cwd=tmp_path,
+        env=ordinary_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "1 passed" in result.stdout and "deselected" not in result.stdout
+    # Printed as the report writes it, whatever the working folder.
+    assert f"PASSED {ONE}" in result.stdout
+
+
+def test_an_id_naming_no_test_stops_the_run_naming_it(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-P", "-m", "harness.cli", "run", "--", "suites/rules/test_no.py::t"],
+        cwd=tmp_path,
+        env=ordinary_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 4
+    assert "suites/rules/test_no.py::t names no test of the installed suites" in result.stderr
+    assert "passed" not in result.stdout
