@@ -38,6 +38,9 @@ from harness._verdicts import failure_line
 KINDS = ("rule", "test")
 EXPECTED = "expected-fail"
 STALE = "stale"
+# The user property a test report carries when an entry expected its failure (the terminal
+# and JUnit XML show it as an expected failure, xfail; report.json counts it as it was).
+EXPECTED_PROPERTY = "expected"
 NOT_OBSERVED = "not-observed"  # its tests were skipped, not run, or not selected
 _FIELDS = {*KINDS, "reason", "link"}
 
@@ -64,6 +67,13 @@ class Expectations:
     file: str
     sha256: str
     entries: tuple[Entry, ...]
+
+    def covering(self, nodeid: str, test: Mapping[str, Any]) -> Entry | None:
+        """The entry that expects this failed test (its fields as a report entry holds them:
+        rules, phase, violated, cause), if one does."""
+        by_key = {entry.key: entry for entry in self.entries}
+        keys = [f"test:{nodeid}", *(f"rule:{r}" for r in blamed_rules(test))]
+        return next((by_key[key] for key in keys if key in by_key), None)
 
     def check(self, rules: Collection[str], tests: Collection[str] | None = None) -> None:
         """Refuse an entry naming a rule not in ``rules``, or (given ``tests``) a test not in

@@ -16,7 +16,7 @@ import pytest
 
 import spec
 from harness._bundle import PROFILE, redacted_profile, sha256
-from harness._expectations import Expectations, forgiven, judge, summary
+from harness._expectations import EXPECTED_PROPERTY, Expectations, forgiven, judge, summary
 from harness._html import render
 from harness._preflight import PREFLIGHT
 from harness._spend import FAILED_AUTH, SETUP, merge
@@ -196,16 +196,18 @@ class Collector:
             if name == "assumed_operations" and isinstance(value, list):
                 relied.update(value)
         entry["assumed_operations"] = sorted(relied)
+        # A failure an expectation covers is shown as xfail (skipped), and counted as it was.
+        expected = any(name == EXPECTED_PROPERTY for name, _ in report.user_properties)
         if attempt(report):
             record_rerun(entry, report)  # a rerun of a failed test (--stability)
-        elif report.skipped and report.when in ("setup", "call"):
+        elif report.skipped and report.when in ("setup", "call") and not expected:
             reason = (
                 report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
             ).removeprefix("Skipped: ")
             # A test the run chose not to start (out of time) was not run, not skipped.
             not_run = reason.startswith(NOT_RUN)
             entry.update(outcome="not-run" if not_run else "skipped", reason=reason)
-        elif failed(report) and entry["outcome"] != "failed":
+        elif (failed(report) or expected) and entry["outcome"] != "failed":
             entry.update(
                 outcome="failed",
                 reason=self._redacted(report.longreprtext)[-3000:],

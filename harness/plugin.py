@@ -22,7 +22,7 @@ from harness._checks import violated_rules
 from harness._client import TargetClient
 from harness._control import ControlPlane
 from harness._examples import EXAMPLES_KEY, ExampleBudget
-from harness._expectations import Expectations, ExpectationsError
+from harness._expectations import EXPECTED_PROPERTY, Expectations, ExpectationsError
 from harness._expectations import load as load_expectations
 from harness._interrupts import Interrupts
 from harness._journal import default_state_dir
@@ -522,7 +522,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             for setup in session.spend.uses.get(session.current_test, ()):
                 relied |= session.setup_assumed.get(setup, set())
             report.user_properties.append(("assumed_operations", sorted(relied)))
+    expectations = item.config.stash[COLLECTOR_KEY].expectations
+    if report.failed and expectations is not None:
+        _as_expected(report, expectations, report_key(item.nodeid, item.location))
     return report
+
+
+def _as_expected(report: pytest.TestReport, expectations: Expectations, nodeid: str) -> None:
+    """A failure an expectation covers reads as an expected failure (pytest's xfail: an ``x``
+    on the terminal, a skipped xfail in JUnit XML, no traceback), so CI's test view agrees
+    with the exit status. The report keeps the failure: report.json counts it as it was."""
+    properties = dict(report.user_properties)
+    entry = expectations.covering(
+        nodeid,
+        {
+            "rules": properties.get("rules", []),
+            "phase": report.when,
+            "violated": properties.get("violated", []),
+            "cause": properties.get("cause"),
+        },
+    )
+    if entry is not None:
+        report.user_properties.append((EXPECTED_PROPERTY, entry.key))
+        report.outcome = "skipped"
+        report.wasxfail = f"expected failure ({entry.key}): {entry.reason}"
 
 
 def _unanswered(error: BaseException) -> bool:

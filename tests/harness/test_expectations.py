@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 import yaml
@@ -222,3 +223,30 @@ def test_a_rule_is_forgiven_when_an_entry_names_it_or_each_of_its_failures_was_e
     block = judge(load(path), document)
     # B has one unexpected failure (b2): not forgiven; C is in no entry.
     assert forgiven(block, document) == {"A"}
+
+
+def test_expected_failures_read_as_expected_in_junit_and_on_the_terminal(
+    known: tuple[Path, Any], tmp_path: Path
+) -> None:
+    """CI's test view agrees with the exit status: the known failures are xfail there, with
+    no traceback on the terminal, while report.json counts them as they failed."""
+    written, _ = known
+    junit = tmp_path / "junit.xml"
+    status, output, document = _run(
+        tmp_path, "--expectations", str(written), f"--junitxml={junit}", faults=(KNOWN,)
+    )
+    assert status == 0, output[-3000:]
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    assert suite.get("failures") == "0" and suite.get("errors") == "0"
+    expected = [
+        case
+        for case in suite.iter("testcase")
+        if (skipped := case.find("skipped")) is not None and skipped.get("type") == "pytest.xfail"
+    ]
+    assert len(expected) == 2
+    assert "2 xfailed" in output and " failed" not in output.split("AMWS")[0]
+    assert "Traceback" not in output and "AssertionError" not in output.split("AMWS")[0]
+    counted = document["expectations"]["expected_failures"]
+    assert len(counted) == 2
+    assert all(document["tests"][nodeid]["outcome"] == "failed" for nodeid in counted)
