@@ -8,14 +8,13 @@ import json
 import os
 from collections import Counter
 from collections.abc import Mapping
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import spec
-from harness._bundle import PROFILE, redacted_profile, sha256
+from harness._bundle import PROFILE, redacted_profile, sha256, suite_version
 from harness._expectations import EXPECTED_PROPERTY, Expectations, forgiven, judge, summary
 from harness._html import render
 from harness._preflight import PREFLIGHT
@@ -39,13 +38,6 @@ if TYPE_CHECKING:
 def _file_hash(name: str) -> str:
     path = Path(spec.__file__).parent / name
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _version() -> str:
-    try:
-        return metadata.version("amws-conformance")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _junit_path(config: pytest.Config) -> str | None:
@@ -278,7 +270,7 @@ class Collector:
             "started_at": self.began.isoformat(timespec="seconds"),
             "duration_seconds": round((now - self.began).total_seconds(), 1),
             "seed": run.seed,
-            "suite": {"name": "amws-conformance", "version": _version()},
+            "suite": {"name": "amws-conformance", "version": suite_version()},
             "spec": {
                 "openapi_version": spec.openapi()["info"]["version"],
                 "openapi_sha256": _file_hash("openapi.yaml"),

@@ -86,6 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,  # the docstring's list, as written
     )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {_bundle.suite_version()}"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser(
         "run",
@@ -93,8 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Runs the suites shipped in this package with pytest and the harness "
         "plugin. Any other option of the plugin (pytest --help, group AMWS conformance: "
         "--max-minutes, --rules, --seed ...) and any pytest option goes after --, e.g. "
-        "amws-conformance run --target p.yaml -- --max-minutes 30 -x. Exit status: "
-        "pytest's (0 all passed, 1 a test failed, 2 interrupted, 4 the profile is unusable).",
+        "amws-conformance run --target p.yaml -- --max-minutes 30 -x; a test id after -- "
+        "runs that test alone. Exit status, from the certifying verdict: 0 every certifying "
+        "rule in the run's scope passed (failures of assumed rules are listed, not counted, "
+        "unless --strict-informative), 1 one failed, 6 incomplete (a rule in scope left "
+        "undecided), 2 interrupted, 4 the profile is unusable.",
     )
     run.add_argument(
         "--target",

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from harness import _launch
+from harness.cli import main
 from tests._served import ordinary_env
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -104,3 +109,13 @@ def test_an_id_naming_no_test_stops_the_run_naming_it(tmp_path: Path) -> None:
     assert result.returncode == 4
     assert "suites/rules/test_no.py::t names no test of the installed suites" in result.stderr
     assert "passed" not in result.stdout
+
+
+def test_version_names_the_installed_distribution(capsys: Any) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert (
+        capsys.readouterr().out.strip()
+        == f"amws-conformance {metadata.version('amws-conformance')}"
+    )
