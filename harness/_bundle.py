@@ -307,6 +307,7 @@ def recheck(document: Mapping[str, Any], found: Verification) -> None:
         document["global_check_violations"],
         document.get("unreachable_since"),
         document.get("stopped"),
+        document.get("interrupted"),
     )
     _compare(found, "verdict", document.get("verdict"), judged["verdict"])
     for key in (

@@ -40,6 +40,15 @@ def _file_hash(name: str) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _interrupted(run: Run, session: pytest.Session) -> str | None:
+    """Why the run was cut short by the user or its runner (a signal, Ctrl-C), if it was."""
+    if run.interrupts is not None and run.interrupts.interrupted:
+        return run.interrupts.interrupted
+    if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        return "interrupted"
+    return None
+
+
 def _junit_path(config: pytest.Config) -> str | None:
     """Where pytest's --junitxml writes (absolute), if it was given."""
     path = config.getoption("xmlpath", None)
@@ -253,7 +262,10 @@ class Collector:
         tests = self._tests(merged["spend"], level)
         violations = [{"test": n, "rule": r, "message": m} for n, r, m in merged["violations"]]
         # The verdicts follow from what report.json holds, by the function verify uses too.
-        judged = certification(tests, rules, violations, merged["unreachable_since"], self.stopped)
+        interrupted = _interrupted(run, session)
+        judged = certification(
+            tests, rules, violations, merged["unreachable_since"], self.stopped, interrupted
+        )
         verdicts = judged["rules"]
         coverage = merged["coverage"]
         failures = {
@@ -285,6 +297,7 @@ class Collector:
             # What the verdict says besides: why the run ended early, if it did.
             "unreachable_since": merged["unreachable_since"],
             "stopped": self.stopped,
+            "interrupted": interrupted,
             "plan": self._plan_counts(),
             "forecast_minutes": (self.plan or {}).get("forecast_minutes"),
             "normative_summary": judged["normative_summary"],

@@ -282,6 +282,7 @@ def certification(
     violations: Iterable[Mapping[str, str]],
     unreachable_since: str | None = None,
     stopped: str | None = None,
+    interrupted: str | None = None,
 ) -> dict[str, Any]:
     """The verdict part of report.json, from its per-test entries (outcome, rules, reason,
     assumed_operations and the :data:`FAILURE_FIELDS`), the global-check violations and the
@@ -301,6 +302,8 @@ def certification(
         verdict = "incomplete"  # nothing failed, but not every rule was decided
     if unreachable_since:
         verdict += f" — target unreachable since {unreachable_since}"
+    if interrupted:
+        verdict += f" — interrupted ({interrupted})"
     if stopped:
         verdict = f"incomplete — stopped before any test: {stopped}"
     return {

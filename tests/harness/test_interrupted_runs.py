@@ -188,6 +188,8 @@ def test_a_stopped_run_leaves_nothing_of_its_own(
     if after is None:
         assert process.returncode == pytest.ExitCode.INTERRUPTED, output[-2000:]
         assert not ledger.exists(), "a run that cleaned up keeps no ledger file"
+        # The verdict says so: a run cut short is never read as a finished one.
+        assert f"— interrupted ({signals[0]} received)" in output, output[-2000:]
     else:
         assert process.returncode == -signal.SIGKILL
         assert served.left_since(before), "the killed run left records for the sweep"

@@ -154,6 +154,9 @@ def test_the_verdict_says_why_a_run_ended_early() -> None:
     assert certification(tests, LEVELS, [], stopped="keys.full refused")["verdict"] == (
         "incomplete — stopped before any test: keys.full refused"
     )
+    assert certification(tests, LEVELS, [], interrupted="SIGTERM received")["verdict"] == (
+        "conformant — interrupted (SIGTERM received)"
+    )
 
 
 def _skipped(rules: list[str], reason: str, outcome: str = "skipped") -> dict[str, Any]:
