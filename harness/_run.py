@@ -35,6 +35,9 @@ BAD_HEADERS = {
 }
 
 
+DEFAULT_LATENCY = 0.005  # seconds per request until the preflight measures the target's
+
+
 def _workers() -> int:
     return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
 
@@ -67,7 +70,7 @@ class Run:
     _shared: dict[tuple[str, tuple[str, ...]], Any] = field(default_factory=dict)
     started: bool = False
     _clock_client: ControlPlane | Literal[False] | None = None  # False: the target has none
-    latency: float = 0.005  # seconds per request, measured on the preflight
+    latency: float = DEFAULT_LATENCY  # seconds per request, measured on the preflight
     request_seconds: float = DEFAULT_REQUEST_SECONDS  # the longest one request may take
     # Told, with the bucket's name, before the client pauses for a bucket's refill.
     on_wait: Callable[[str, float], None] | None = None

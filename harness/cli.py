@@ -31,11 +31,14 @@ from harness._expectations import main_from as expectations_from
 from harness._journal import default_state_dir
 from harness._plan import PLANS, CostTable, build, units_of
 from harness._profile import ProfileError
+from harness._profile import load as load_profile
+from harness._run import DEFAULT_LATENCY
+from harness._schedule import Schedule
 from harness._sweep import main as sweep_main
 from harness._template import write as write_template
 
 
-def _plan(name: str, tests: bool) -> int:
+def _plan(name: str, tests: bool, target: str | None = None) -> int:
     table = CostTable.load()
     plan = build(name, table)
     chosen = sorted(plan.keeps)
@@ -45,6 +48,19 @@ def _plan(name: str, tests: bool) -> int:
         print(f"  {bucket:14} {spent:>8,} units")
     if plan.uncovered:
         print("uncovered: " + ", ".join(plan.uncovered))
+    if target is not None:
+        # The line a run on that target prints before its first test: the forecast in
+        # minutes on the buckets its profile declares (the documented ones by default).
+        try:
+            profile = load_profile(target)
+        except ProfileError as error:
+            print(f"amws-conformance plan: {error}", file=sys.stderr)
+            return 4
+        schedule = Schedule.for_run(name, table)
+        nodeids = list(table.tests)
+        schedule.keep(nodeids)
+        schedule.order = [schedule.order[i] for i in schedule.interleave(schedule.order, profile)]
+        print(schedule.line(profile, DEFAULT_LATENCY))
     if tests:
         print("\n".join(chosen))
     return 0
@@ -169,6 +185,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan = commands.add_parser("plan", help="show what a plan runs and spends")
     plan.add_argument("name", choices=PLANS)
     plan.add_argument("--tests", action="store_true", help="list the tests too")
+    plan.add_argument(
+        "--target",
+        metavar="PROFILE",
+        help="also forecast its minutes on the buckets this profile declares, as a run prints "
+        "before its first test (no request is sent)",
+    )
     expected = commands.add_parser(
         "expectations",
         help="write an expectations file (YAML, to standard output) from a run's report: "
@@ -233,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return costs_main(args.output, args.from_report, args.kill_matrix)
     if args.command == "expectations":
         return expectations_from(args.report)
-    return _plan(args.name, args.tests)
+    return _plan(args.name, args.tests, args.target)
 
 
 if __name__ == "__main__":

@@ -119,3 +119,31 @@ def test_version_names_the_installed_distribution(capsys: Any) -> None:
         capsys.readouterr().out.strip()
         == f"amws-conformance {metadata.version('amws-conformance')}"
     )
+
+
+def test_plan_with_a_target_forecasts_minutes_on_its_buckets(tmp_path: Path, capsys: Any) -> None:
+    profile = tmp_path / "p.yaml"
+    profile.write_text(
+        "name: t\nbase_url: https://example.test\nkeys: {full: " + "k" * 64 + "}\n"
+        "rate_limits: {default: {capacity: 2000, refill_per_minute: 800}}\n",
+        encoding="utf-8",
+    )
+    assert main(["plan", "gate", "--target", str(profile)]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith("amws plan gate: ") and " min on this profile's buckets" in line
+    # A raised bucket forecasts less time for the same plan.
+    raised = tmp_path / "raised.yaml"
+    raised.write_text(
+        profile.read_text("utf-8").replace(
+            "capacity: 2000, refill_per_minute: 800",
+            "capacity: 10000000, refill_per_minute: 10000000",
+        ),
+        encoding="utf-8",
+    )
+    assert main(["plan", "gate", "--target", str(raised)]) == 0
+    faster = capsys.readouterr().out.splitlines()[-1]
+
+    def minutes(text: str) -> float:
+        return float(text.split("forecast ")[1].split(" min")[0])
+
+    assert minutes(faster) < minutes(line)
