@@ -18,14 +18,17 @@
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from harness import _bundle, _diff, _launch
+from harness import _bundle, _diff, _launch, plugin
 from harness._costs import main as costs_main
 from harness._expectations import main_from as expectations_from
 from harness._journal import default_state_dir
@@ -36,6 +39,48 @@ from harness._run import DEFAULT_LATENCY
 from harness._schedule import Schedule
 from harness._sweep import main as sweep_main
 from harness._template import write as write_template
+
+_ROLE = re.compile(r":(?:func|class|meth|mod|data|attr):`~?([^`]+)`")
+
+
+def plain(text: str | None) -> str:
+    """A docstring as a terminal shows it: without reStructuredText's markup (``x``, a
+    :func:`role`), which help texts would otherwise print as it stands."""
+    return _ROLE.sub(r"\1", (text or "").replace("``", ""))
+
+
+class _OptionList:
+    """Stands in for pytest's option parser to list the harness plugin's options."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def getgroup(self, name: str, description: str = "") -> _OptionList:
+        return self
+
+    def addoption(self, *names: str, **attrs: Any) -> None:
+        takes = attrs.get("metavar") or (
+            "" if attrs.get("action") else names[-1].lstrip("-").upper()
+        )
+        choices = attrs.get("choices")
+        shown = "{" + ",".join(choices) + "}" if choices else takes
+        self.lines.append(f"  {', '.join(names)}{' ' + shown if shown else ''}")
+        self.lines.append(
+            textwrap.fill(
+                plain(attrs.get("help", "")),
+                width=88,
+                initial_indent=" " * 8,
+                subsequent_indent=" " * 8,
+            )
+        )
+
+
+def _plugin_options() -> str:
+    """The harness plugin's own options (pytest --help, group AMWS conformance), as run's
+    help lists them: they go after --."""
+    listing = _OptionList()
+    plugin.pytest_addoption(listing)  # type: ignore[arg-type]
+    return "options of the harness plugin, given after --:\n" + "\n".join(listing.lines)
 
 
 def _plan(name: str, tests: bool, target: str | None = None) -> int:
@@ -99,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return subprocess.call([sys.executable, "-m", "selfcheck", *argv[1:]])
     parser = argparse.ArgumentParser(
         prog="amws-conformance",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,  # the docstring's list, as written
     )
     parser.add_argument(
@@ -117,6 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rule in the run's scope passed (failures of assumed rules are listed, not counted, "
         "unless --strict-informative), 1 one failed, 6 incomplete (a rule in scope left "
         "undecided), 2 interrupted, 4 the profile is unusable.",
+        epilog=_plugin_options(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
         "--target",
@@ -145,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     diff = commands.add_parser(
         "diff",
         help="the rules two runs judge differently; exit status 1 when one regressed",
-        description=_diff.__doc__,
+        description=plain(_diff.__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     diff.add_argument("old", type=Path, metavar="OLD/report.json")
@@ -153,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pack = commands.add_parser(
         "bundle",
         help="pack a run's report, evidence and hashes into one zip for verify",
-        description=_bundle.__doc__,
+        description=plain(_bundle.__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     pack.add_argument(

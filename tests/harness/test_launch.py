@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness import _launch
+from harness import _launch, plugin
 from harness.cli import main
 from tests._served import ordinary_env
 
@@ -147,3 +147,17 @@ def test_plan_with_a_target_forecasts_minutes_on_its_buckets(tmp_path: Path, cap
         return float(text.split("forecast ")[1].split(" min")[0])
 
     assert minutes(faster) < minutes(line)
+
+
+@pytest.mark.parametrize("command", ["run", "diff", "bundle", "plan", "sweep", None])
+def test_help_lists_every_plugin_option_in_plain_text(command: str | None, capsys: Any) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"] if command else ["--help"])
+    said = capsys.readouterr().out
+    assert "``" not in said and ":func:" not in said  # no reStructuredText markup
+    if command == "run":
+        parser = pytest.Parser(_ispytest=True)
+        plugin.pytest_addoption(parser)
+        for option in parser.getgroup("amws").options:
+            for name in option.names():
+                assert f"  {name}" in said, name
