@@ -96,3 +96,29 @@ def minimum(units: Mapping[str, int], buckets: Mapping[str, Bucket]) -> float:
         ),
         default=0.0,
     )
+
+
+# What a test may ask of a target before it gives up and is skipped as not configured, so that
+# no run goes on without end: a burst that drains a bucket sends at most this many requests,
+# and a wait for time to pass on a target without a control plane lasts at most this long.
+MAX_DRAIN_REQUESTS = 1000
+MAX_REAL_TIME_WAIT_SECONDS = 900.0
+
+
+def drain_requests(bucket: Bucket, cost: int, slack_seconds: float) -> int:
+    """Requests of ``cost`` units a burst sends at most to empty ``bucket`` from full, with what
+    it refills during ``slack_seconds`` and two more to see the refusal."""
+    return int((bucket.capacity + slack_seconds * bucket.per_second) // cost) + 2
+
+
+def undrainable(bucket: Bucket, cost: int, slack_seconds: float) -> str | None:
+    """Why a burst of ``cost`` units a request cannot drain ``bucket`` within the bound (None
+    when it can): the reason a test skips with, naming the figures."""
+    needed = drain_requests(bucket, cost, slack_seconds)
+    if needed <= MAX_DRAIN_REQUESTS:
+        return None
+    return (
+        f"not configured: draining the declared bucket of {bucket.capacity:,.0f} units "
+        f"(+{bucket.refill_per_minute:,.0f} a minute) at {cost} units a request takes "
+        f"{needed:,} requests, over the bound of {MAX_DRAIN_REQUESTS:,}"
+    )

@@ -35,6 +35,7 @@ import pytest
 
 import spec
 from fixtures import jpeg_bytes
+from harness._forecast import Bucket, drain_requests, undrainable
 from harness._profile import DOCUMENTED_BUCKET
 from suites.rules._invites import shared_host
 from suites.rules._run_shared import shared_photo, shared_pictured
@@ -99,7 +100,13 @@ def burst(send: Send, limit: int) -> tuple[int, float, httpx.Response | None]:
 
 
 def _limit(capacity: int, refill: int, cost: int) -> int:
-    return (capacity + SLACK_SECONDS * refill // 60) // cost + 2
+    """How many calls of ``cost`` a burst makes at most; a burst too long to end in reasonable
+    time on the declared bucket is not attempted (skipped as not configured, with the figures)."""
+    declared = Bucket(capacity, refill)
+    reason = undrainable(declared, cost, SLACK_SECONDS)
+    if reason is not None:
+        pytest.skip(reason)
+    return drain_requests(declared, cost, SLACK_SECONDS)
 
 
 def _window(capacity: int, refill: int, cost: int, seconds: float) -> tuple[int, int]:
@@ -403,6 +410,7 @@ def test_media_and_invitation_calls_cost_their_units(rate, api, factories, bucke
     the 15 deletes themselves are pinned to within ``(10 + R) / 15``."""
     capacity, refill = bucket
     costs = {op_id: _cost(op_id) for op_id in (*FIFTY, "deleteFile")}
+    _limit(capacity, refill, costs["deleteFile"])  # a bucket too large to drain: not attempted
     seed = factories.random.randrange(1 << 30)
 
     def image(index: int) -> dict[str, Any]:
