@@ -8,7 +8,8 @@ detail (a 405 without an Allow header).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -58,8 +59,16 @@ class Proxy:
             )
             return self.rewrite(request, answer)
 
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Starlette) -> AsyncIterator[None]:
+            yield
+            # Its pooled connections live in the proxy's event loop: closed there, before the
+            # loop ends, or their transports are finalised later in some other test, which
+            # then sees a ResourceWarning (unclosed transport) that is not its own.
+            await self._client.aclose()
+
         methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
-        app = Starlette(routes=[Route("/{path:path}", forward, methods=methods)])
+        app = Starlette(routes=[Route("/{path:path}", forward, methods=methods)], lifespan=lifespan)
         self._served = ThreadedServer(app, "proxy")
 
     def __enter__(self) -> Proxy:
