@@ -2,16 +2,18 @@
 
 The faults of decisions inside a staged-file, photo or link step override one decision of
 ``FilePolicy``, ``PhotoPolicy`` or ``MediaLinkPolicy`` each (the policy seam,
-``reference_server/_policy.py``); status faults stay declarative (``swap``).
+``reference_server/_policy.py``); where the links appear on a read is shaped by
+``ShapingPolicy``; status faults stay declarative (``swap``).
 """
 
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import spec
 from reference_server._pipeline import RequestPolicy
+from reference_server._shaping import ShapingPolicy
 from reference_server.domain.files import FilePolicy
 from reference_server.domain.media_links import FILENAMES, MediaLinkPolicy
 from reference_server.domain.photos import PhotoPolicy, Rendition
@@ -24,6 +26,24 @@ if TYPE_CHECKING:
 
 # Fault memory keys (``Policy.memory``): what a fault remembers between a write and a read.
 _CLAIMED_PHOTOS = "claimed-delete-removes-photo"  # upload uuid -> ids of the photos made from it
+
+
+@overrides(
+    "link-fields-renamed",
+    "LINK-ON-RECORD",
+    "person and user reads carry their signed links nested under media.image and media.preview, "
+    "not as photo and thumbnail",
+)
+class _LinkFieldsRenamed(ShapingPolicy):
+    """Valid links under other names: what an implementation free to name its read fields
+    (doc2 shows none but hasPhoto) may do. Only the assumed naming rule breaks."""
+
+    def read(self, op: spec.Operation, body: Any) -> Any:
+        body = super().read(op, body)
+        if op.operation_id in ("getPerson", "getUser") and isinstance(body, dict):
+            photo, thumbnail = body.pop("photo", None), body.pop("thumbnail", None)
+            body["media"] = {"image": photo, "preview": thumbnail}
+        return body
 
 
 @overrides("upload-201", "FILE-UPLOAD-200-ACK", "a successful upload answers 201 instead of 200")

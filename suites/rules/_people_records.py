@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from suites.rules import _links as media
 from suites.rules._people import (
     API,
     PERSON,
@@ -334,8 +335,8 @@ def _person_seen(
         if read.get("photoId"):
             path = f"{API}/photos/{name}/{read['photoId']}"
             seen[f"download {name}"] = _try(lambda path=path: _answered(api.get(path)))
-        link = read.get(name)
-        if isinstance(link, str):
-            seen[f"link {name}"] = _try(
-                lambda link=link: _answered(fetched(api, amws_run, profile, link))
-            )
+    # The signed links, wherever the read carries them (found by their documented shape).
+    for route, link in media.found(profile, read).items():
+        seen[f"link {route}"] = _try(
+            lambda url=link.url: _answered(fetched(api, amws_run, profile, url))
+        )

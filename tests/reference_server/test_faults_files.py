@@ -110,3 +110,24 @@ def test_link_no_throttle_breaks_the_per_address_allowance(faulty: Faulty) -> No
     link = media_links(server.server, new_photo(server))["thumbnail"]
     with from_address(server) as client:
         assert all(client.get(link).status_code == 200 for _ in range(61))
+
+
+def test_link_fields_renamed_moves_the_links_off_photo_and_thumbnail(faulty: Faulty) -> None:
+    server = faulty("link-fields-renamed")
+    with server.client() as client:
+        staged = stage(client)
+        for path, body in (
+            ("/api/ws/v1/persons", {"firstName": "Renamed"}),
+            ("/api/ws/v1/users", {"email": "renamed.links@example.com"}),
+        ):
+            made = client.post(path, json={**body, "photoUuid": staged})
+            assert made.status_code == 201, made.text
+            read = client.get(f"{path}/{made.json()['uuid']}").json()
+            assert "photo" not in read and "thumbnail" not in read
+            image, preview = read["media"]["image"], read["media"]["preview"]
+            assert "/api/ws/v1/storage/file/" in image and "/storage/thumbnail/" in preview
+            # The links themselves still work: only their names moved.
+            with from_address(server) as anyone:
+                assert anyone.get(image).status_code == 200
+                assert anyone.get(preview).status_code == 200
+            staged = stage(client, jpeg((320, 240)))
