@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 
+import spec
 from reference_server._events import EventBus
 from reference_server._policy import P, compose
 from reference_server._trails import record_audit, record_relay  # noqa: F401  (moved; re-exported)
@@ -74,6 +75,10 @@ class Server:
     # stored record says, so a local run is paced like a staging system. A runtime setting,
     # not a migration: a database provisioned without it keeps its raised quotas on disk.
     documented_buckets: bool = False
+    # ``serve --throttle NAME=REQUESTS[/SECONDS]``: the allowances of the throttles whose
+    # figures the documents leave open (x-throttles names); the spec's figures by default.
+    # A deployment setting, as a real system's administrator would set it.
+    throttles: dict[str, spec.Throttle] = field(default_factory=dict)
     buckets: RateBuckets = field(init=False)
     # State the policy overrides of active faults keep between calls, by the fault's own key
     # (see ``Policy.memory``); the correct server never reads it.
@@ -107,6 +112,10 @@ class Server:
             found = compose(policy, faults.overrides_of(policy))(self)
             self._policies[key] = found
         return cast("P", found)
+
+    def throttle(self, name: str) -> spec.Throttle:
+        """The allowance of the throttle ``name`` (an x-throttles name) this server enforces."""
+        return self.throttles.get(name) or spec.throttle(name)
 
     def part(self, kind: type[T], make: Callable[[], T]) -> T:
         """This server's one ``kind`` (a dispatcher, a throttle), made by ``make`` at first ask."""

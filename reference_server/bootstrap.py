@@ -167,6 +167,14 @@ def _keys_of(server: Server, system: str) -> dict[str, dict[str, Any]]:
     return {r["name"]: r for r in server.store.all("apikey", system)}
 
 
+# The profile's throttles fields, by the x-throttles name of what each declares.
+PROFILE_THROTTLES = {
+    "reader_failures": "reader-auth-failures-per-address",
+    "reader_device": "reader-per-device",
+    "signed_links": "signed-link-per-address",
+}
+
+
 def profile(server: Server, base_url: str) -> dict[str, Any]:
     """The target profile of the demo deployment, in the architecture page's format."""
     main, other = server.systems()
@@ -208,6 +216,13 @@ def profile(server: Server, base_url: str) -> dict[str, Any]:
             "default": DOCUMENTED.__dict__,
             "per_key": per_key,
             "unauthenticated": server.unauthenticated_bucket.__dict__,
+        },
+        # The allowances this deployment's throttles enforce (figures the documents leave
+        # open): the throttle rules are judged against them.
+        "throttles": {
+            field: {"requests": t.requests, "window_seconds": t.window_seconds}
+            for field, name in PROFILE_THROTTLES.items()
+            for t in [server.throttle(name)]
         },
     }
     for extend in server.profile_extenders:

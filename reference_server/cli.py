@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +25,33 @@ from reference_server.faults import CATALOGUE, Faults
 from reference_server.rate_bucket import DOCUMENTED, RAISED
 from reference_server.store import Store
 
+THROTTLE_NAMES = spec.throttle_names()
+
+
+def _throttle_setting(text: str) -> tuple[str, spec.Throttle]:
+    """``NAME=REQUESTS[/SECONDS]`` (seconds default to the spec's window of that throttle)."""
+    name, _, figures = text.partition("=")
+    if name not in THROTTLE_NAMES:
+        raise argparse.ArgumentTypeError(f"{name!r} is not one of {', '.join(THROTTLE_NAMES)}")
+    requests, _, seconds = figures.partition("/")
+    try:
+        throttle = spec.Throttle(
+            requests=int(requests),
+            window_seconds=float(seconds) if seconds else spec.throttle(name).window_seconds,
+        )
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=REQUESTS[/SECONDS]") from None
+    if throttle.requests < 1 or throttle.window_seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: requests and seconds must be positive")
+    return name, throttle
+
 
 def build_server(
-    db: str = ":memory:", faults: Sequence[str] = (), *, documented_buckets: bool = False
+    db: str = ":memory:",
+    faults: Sequence[str] = (),
+    *,
+    documented_buckets: bool = False,
+    throttles: Mapping[str, spec.Throttle] | None = None,
 ) -> Server:
     """A provisioned server over the given database (``:memory:`` or a file path).
 
@@ -42,6 +66,7 @@ def build_server(
         faults=Faults(faults),
         unauthenticated_bucket=DOCUMENTED if documented_buckets else RAISED,
         documented_buckets=documented_buckets,
+        throttles=dict(throttles or {}),
     )
     token = server.store.meta("control_token")
     if token:
@@ -75,6 +100,17 @@ def _parser() -> argparse.ArgumentParser:
         help="every key and failed authentication pays from the documented bucket "
         f"({DOCUMENTED.capacity} units, {DOCUMENTED.refill_per_minute} a minute), "
         "as on a staging system; the profile says so",
+    )
+    serve.add_argument(
+        "--throttle",
+        action="append",
+        default=[],
+        type=_throttle_setting,
+        metavar="NAME=REQUESTS[/SECONDS]",
+        help="the allowance of a throttle whose figure the documents leave open, as a "
+        "deployment's administrator would set it (repeatable; names: "
+        + ", ".join(THROTTLE_NAMES)
+        + "; default: the spec's x-throttles); the profile declares the figures in force",
     )
     commands.add_parser("faults", help="list the fault catalogue")
     document = commands.add_parser(
@@ -115,6 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.profile_out,
         args.fault,
         documented_buckets=args.documented_buckets,
+        throttles=dict(args.throttle),
     )
 
 
@@ -150,8 +187,9 @@ def serve(
     faults: Sequence[str],
     *,
     documented_buckets: bool = False,
+    throttles: Mapping[str, spec.Throttle] | None = None,
 ) -> int:
-    server = build_server(db, faults, documented_buckets=documented_buckets)
+    server = build_server(db, faults, documented_buckets=documented_buckets, throttles=throttles)
     # An explicit TCP protocol number matters: asyncio switches Nagle's algorithm off only for
     # sockets that declare IPPROTO_TCP, and with it on every answer waits ~40 ms for an ACK.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET

@@ -22,6 +22,7 @@ from spec._load import (
     resolve,
     rules,
     throttle,
+    throttle_names,
     uuid_pattern,
 )
 from spec._routing import allowed_methods, match
@@ -47,6 +48,7 @@ __all__ = [
     "resolve",
     "rules",
     "throttle",
+    "throttle_names",
     "uuid_pattern",
     "validator_at",
     "validator_for",

@@ -256,6 +256,11 @@ class Throttle:
     window_seconds: float
 
 
+def throttle_names() -> tuple[str, ...]:
+    """The throttles root ``x-throttles`` gives figures for."""
+    return tuple(k for k, v in openapi()["x-throttles"].items() if isinstance(v, dict))
+
+
 @functools.cache
 def throttle(name: str) -> Throttle:
     """``signed-link-per-address``, ``reader-per-device`` or

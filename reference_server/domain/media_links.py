@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 PREFIX = "/api/ws/v1/storage"
 LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000
-LINK_THROTTLE = spec.throttle("signed-link-per-address")
+LINK_THROTTLE_NAME = "signed-link-per-address"
 _DIGITS = re.compile(r"[0-9]+")
 _SEGMENTS = ("entityUUID", "expires", "signature", "filename")
 # The file name each route's links are handed out with (the name itself is cosmetic).
@@ -128,11 +128,12 @@ class MediaLinkPolicy(Policy):
 
 # -- throttle ----------------------------------------------------------------------------------
 class AddressWindow:
-    """At most ``LINK_THROTTLE.requests`` requests per client address in any sliding window of
-    ``LINK_THROTTLE.window_seconds``."""
+    """At most ``throttle.requests`` requests per client address in any sliding window of
+    ``throttle.window_seconds``."""
 
-    def __init__(self, now: Callable[[], float]) -> None:
+    def __init__(self, now: Callable[[], float], throttle: spec.Throttle) -> None:
         self._now = now
+        self._throttle = throttle
         self._hits: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
@@ -144,10 +145,11 @@ class AddressWindow:
             # Forget hits that left the window, and any "future" ones after the clock moved back.
             while hits and hits[-1] > now:
                 hits.pop()
-            while hits and hits[0] <= now - LINK_THROTTLE.window_seconds:
+            allowed = self._throttle
+            while hits and hits[0] <= now - allowed.window_seconds:
                 hits.popleft()
-            if len(hits) >= LINK_THROTTLE.requests:
-                return max(1, math.ceil(hits[0] + LINK_THROTTLE.window_seconds - now))
+            if len(hits) >= allowed.requests:
+                return max(1, math.ceil(hits[0] + allowed.window_seconds - now))
             hits.append(now)
             return None
 
@@ -156,7 +158,7 @@ def _throttle(server: Server) -> AddressWindow:
     # Each server (the tests start several) keeps its own window, made on first use.
     window: AddressWindow | None = getattr(server, "_link_throttle", None)
     if window is None:
-        window = AddressWindow(server.clock.timestamp)
+        window = AddressWindow(server.clock.timestamp, server.throttle(LINK_THROTTLE_NAME))
         setattr(server, "_link_throttle", window)  # noqa: B010 (not a declared field)
     return window
 

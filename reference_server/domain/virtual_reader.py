@@ -75,14 +75,14 @@ class SlidingWindow:
 class ReaderThrottle:
     """The two throttles of the virtual reader, kept per server."""
 
-    def __init__(self) -> None:
-        self.devices = SlidingWindow(spec.throttle("reader-per-device"))
-        self.failures = SlidingWindow(spec.throttle("reader-auth-failures-per-address"))
+    def __init__(self, server: Server) -> None:
+        self.devices = SlidingWindow(server.throttle("reader-per-device"))
+        self.failures = SlidingWindow(server.throttle("reader-auth-failures-per-address"))
 
 
 def _throttle(server: Server) -> ReaderThrottle:
     # Handlers run on the event loop one at a time, so its plain state is safe.
-    return server.part(ReaderThrottle, ReaderThrottle)
+    return server.part(ReaderThrottle, lambda: ReaderThrottle(server))
 
 
 # -- the decisions inside the steps -----------------------------------------------------------

@@ -91,6 +91,9 @@ def _fill(template: str, values: dict[str, str]) -> str:
 
 
 # -- 400: every operation with a JSON body ----------------------------------------------------
+READER_PATHS = "/api/ws/v1/virtual/"
+
+
 def _json_ops() -> list[Any]:
     return [pytest.param(op, id=op.operation_id) for op in spec.operations() if takes_json(op)]
 
@@ -102,12 +105,16 @@ def test_missing_or_unreadable_body_answers_400(api, factories, op: spec.Operati
     # The records made for the path are the run's own: re-read them to see nothing was written.
     reread = bool(_uuid_params(op)) and spec.match("GET", path) is not None
     before = api.get(path).json() if reread else None
+    # doc1 files a missing or unreadable JSON body under 400; doc3's reader table files a
+    # body without its uuid, key or code under 422. On the virtual reader's paths the two
+    # documents contradict each other, and both readings are accepted there.
+    allowed = {400, 422} if op.path.startswith(READER_PATHS) else {400}
     for label, content in (("absent", None), ("unreadable", b'{"name": "x", ')):
         # 400 is documented for these operations, so the global checks stay on.
         answer = api.request(
             op.method, path, content=content, headers={"Content-Type": "application/json"}
         )
-        assert answer.status_code == 400, f"{label} body answered {answer.status_code}"
+        assert answer.status_code in allowed, f"{label} body answered {answer.status_code}"
     if reread:
         assert api.get(path).json() == before, "a request without a readable body wrote"
 

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+import spec
 from reference_server import bootstrap, build_server, create_app
 from reference_server._http import uvicorn_options
 from reference_server._state import Server
@@ -24,8 +25,11 @@ class LiveServer:
         *,
         db: str = ":memory:",
         documented_buckets: bool = False,
+        throttles: dict[str, spec.Throttle] | None = None,
     ) -> None:
-        self.server: Server = build_server(db, faults, documented_buckets=documented_buckets)
+        self.server: Server = build_server(
+            db, faults, documented_buckets=documented_buckets, throttles=throttles
+        )
         self._served = ThreadedServer(
             create_app(self.server), "reference server", **uvicorn_options(self.server)
         )
