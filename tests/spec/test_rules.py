@@ -84,3 +84,19 @@ def test_dependencies_say_what_and_how(entry: dict) -> None:
             assert isinstance(dependency[key], str) and dependency[key].strip()
     rule = next(r for r in spec.rules() if r.id == entry["id"])
     assert len(rule.depends_on) == len(entry["depends_on"])
+
+
+def test_every_profile_figure_the_suites_read_is_in_the_inventory() -> None:
+    """A suite test that judges a rule by a figure the profile declares (throttles.*) must say
+    so in a rule's depends_on: a new dependency shows in review as a catalogue entry."""
+    suites = Path(spec.__file__).parent.parent / "suites"
+    read = {
+        f"throttles.{name}"
+        for path in suites.rglob("*.py")
+        for name in re.findall(r'profile\.throttle\("([a-z_]+)"\)', path.read_text("utf-8"))
+    }
+    declared = {
+        d.profile_field for rule in spec.rules() for d in rule.depends_on if d.profile_field
+    }
+    assert read, "the suites read no declared figure: this test looks in the wrong place"
+    assert read <= declared, sorted(read - declared)
