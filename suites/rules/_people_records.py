@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from suites.rules import _links as media
+from suites.rules import _media as media
 from suites.rules._people import (
     API,
     PERSON,
@@ -217,7 +217,8 @@ def emptied(request: pytest.FixtureRequest, api: Any, factories: Any, control: A
 
     def build() -> Pictured:
         made = _pictured(api, factories)
-        made.seen["emptied"] = _try(lambda: control.empty_photo(made.read["photoId"]))
+        photo = media.photo_id(made.read, made.uuid, made.staged)
+        made.seen["emptied"] = _try(lambda: control.empty_photo(photo))
         return made
 
     return run_shared(request).get(request, "emptied", build)
@@ -331,9 +332,10 @@ def _person_seen(
     seen["read"] = read = _try(lambda: read_record(api, PERSON.path, uuid))
     if isinstance(read, Exception):
         return
+    photo = media.photo_id(read, uuid, seen.get("claim")) if read.get("hasPhoto") else None
     for name in ("photo", "thumbnail"):
-        if read.get("photoId"):
-            path = f"{API}/photos/{name}/{read['photoId']}"
+        if photo:
+            path = f"{API}/photos/{name}/{photo}"
             seen[f"download {name}"] = _try(lambda path=path: _answered(api.get(path)))
     # The signed links, wherever the read carries them (found by their documented shape).
     for route, link in media.found(profile, read).items():

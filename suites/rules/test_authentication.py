@@ -10,7 +10,7 @@ import pytest
 
 import spec
 from fixtures import jpeg_bytes
-from suites.rules import _links as media
+from suites.rules import _media as media
 
 API = "/api/ws/v1"
 DEPTS = f"{API}/departments"

@@ -31,9 +31,9 @@ from PIL import Image
 import spec
 from fixtures.images import jpeg_bytes
 from harness._checks import check
-from suites.rules import _links as media
+from suites.rules import _media as media
 from suites.rules import _people_records as records
-from suites.rules._links import Link
+from suites.rules._media import Link
 from suites.rules._people import PERSON
 
 UPLOAD = "/api/ws/v1/files/upload"
@@ -215,13 +215,14 @@ def test_links_draw_nothing_from_the_key_bucket(
     cost = spec.operation("downloadPhoto").rate_cost or 0
     read = pictured[1]
     photo, thumbnail = _links(profile, read)
+    photo_id = media.photo_id(read, pictured[0])
     control.advance(capacity / per_second + 5)  # the key's bucket is full again
     header = {"Authorization": profile.key("rate_limit") or ""}
     for link in (photo, thumbnail) * 5:
         assert _get(api, link, wait, headers=header).status_code == 200
     downloads, started = 0, time.monotonic()
     for _ in range(capacity // cost + 10):
-        response = limited.get(f"{PHOTOS}/photo/{read['photoId']}", retry_429=False)
+        response = limited.get(f"{PHOTOS}/photo/{photo_id}", retry_429=False)
         if response.status_code != 200:
             break
         downloads += 1

@@ -28,6 +28,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_sta
 import spec
 from fixtures import jpeg_bytes
 from harness._profile import DOCUMENTED_BUCKET
+from suites.rules import _media as media
 from suites.stateful._machine import API, Calls, for_run, machine_settings
 
 SETTINGS = machine_settings(steps=12)
@@ -178,10 +179,10 @@ def setup(api, factories, profile) -> dict[str, Any]:
         assert answer.status_code == 200, f"setup upload: {answer.text}"
         return answer.json()["uuid"]
 
-    person = made("persons", factories.person(photoUuid=staged(-1)))
-    photo = api.get(f"{API}/persons/{person}").json().get("photoId")
-    if photo is None:  # the field's name is ours (PERS-READ-FIELD-NAMES)
-        pytest.skip("not configured: the person read names no photoId to download")
+    upload = staged(-1)
+    person = made("persons", factories.person(photoUuid=upload))
+    # The photo's identifier wherever the read shows it (its field's name is ours).
+    photo = media.photo_id(api.get(f"{API}/persons/{person}").json(), person, upload)
     return {
         "capacity": size["capacity"],
         "refill": size["refill_per_minute"],
