@@ -356,7 +356,7 @@ class Collector:
             status = 1 if stale else exit_status(document["rules"], strict, known)
             session.exitstatus = status
             document["exit_status"] = status
-            said.append(exit_line(document["rules"], status, strict, known))
+            said.append(exit_line(document["rules"], status, strict, known, stale))
         s = document["normative_summary"]
         if self.stopped:
             self.summary_line = f"AMWS conformance: {document['verdict']}"

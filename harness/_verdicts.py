@@ -372,13 +372,16 @@ def exit_line(
     status: int,
     strict: bool = False,
     forgiven: Iterable[str] = (),
+    stale: bool = False,
 ) -> str:
-    """One line saying why the run exits as it does."""
+    """One line saying why the run exits as it does (``stale``: an expectation passes now)."""
     failed = [r for r in counted_failures(rules, strict) if r not in set(forgiven)]
     informative = informative_failures(rules)
     undecided = undecided_in_scope(rules)
     said = {
-        EXIT_NOT_CONFORMANT: f"{len(failed)} counted rule(s) failed: {_some(failed)}",
+        EXIT_NOT_CONFORMANT: f"{len(failed)} counted rule(s) failed: {_some(failed)}"
+        if failed
+        else "an expectation is stale (its rule or test passes now)",
         EXIT_INCOMPLETE: f"{len(undecided)} certifying rule(s) in the run's scope left "
         f"undecided: {_some(undecided)}",
         EXIT_CONFORMANT: "every certifying rule in the run's scope passed",

@@ -133,6 +133,7 @@ def test_an_entry_that_passes_now_is_stale_and_exits_1(
     assert block["stale"] == ["rule:WL-MATCH-DEDUP", f"test:{SUITE}::{MERGED}"]
     assert [e["status"] for e in block["entries"]] == ["stale", "stale"]
     assert "stale: rule:WL-MATCH-DEDUP passes now; remove it from the file" in output
+    assert "AMWS exit status 1: an expectation is stale" in output
     assert document["tests"][f"{SUITE}::{MERGED}"]["expectation"]["status"] == "stale"
     assert document["verdict"].startswith("incomplete")  # a partial run, nothing failed
 
