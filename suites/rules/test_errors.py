@@ -239,9 +239,8 @@ def test_422_reason_names_every_field(api, factories, op_id: str) -> None:
     assert REASON_422.match(error["reason"]), error["reason"]
     for field in INVALID_FIELDS[op_id]:
         assert f"@{field}:" in error["reason"], f"the reason does not name {field}"
-    if "errors" in error:
+    if "errors" in error:  # optional, keyed by field name; its values' shape is not shown
         assert set(INVALID_FIELDS[op_id]) <= set(error["errors"])
-        assert all(isinstance(v, str) for v in error["errors"].values())
 
 
 # -- no echo, final and temporary answers ---------------------------------------------------
