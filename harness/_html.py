@@ -583,6 +583,8 @@ def _header(doc: Mapping[str, Any]) -> str:
         f"<div class='facts' id='facts'>{''.join(facts)}</div>",
         f"<div class='counts' id='counts'>{''.join(counts)}</div>",
     ]
+    if doc.get("exit_reason"):
+        out.append(f"<p class='note' id='exit-reason'>{_esc(doc['exit_reason'])}</p>")
     undecided = doc.get("undecided") or {}
     if undecided and not verdict.startswith("conformant"):
         out.append(

@@ -356,7 +356,10 @@ class Collector:
             status = 1 if stale else exit_status(document["rules"], strict, known)
             session.exitstatus = status
             document["exit_status"] = status
-            said.append(exit_line(document["rules"], status, strict, known, stale))
+            line = exit_line(document["rules"], status, strict, known, stale)
+            # Why the run exits as it does, for report.html's header as for the terminal.
+            document["exit_reason"] = line.removeprefix("AMWS ")
+            said.append(line)
         s = document["normative_summary"]
         if self.stopped:
             self.summary_line = f"AMWS conformance: {document['verdict']}"

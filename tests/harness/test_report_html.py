@@ -187,6 +187,17 @@ def test_the_header_says_the_verdict_the_counts_and_the_runs_facts() -> None:
     assert f"certifying normative rules {normative}" in counts
 
 
+def test_the_header_says_why_the_run_exits_as_it_does() -> None:
+    doc = document(failures=1, functions=1)
+    doc["exit_status"] = 0
+    doc["exit_reason"] = (
+        "exit status 0: every certifying rule in the run's scope passed; 1 informative"
+    )
+    assert "1 informative" in Page(render(doc)).text("exit-reason")
+    del doc["exit_reason"]  # a report written before the field existed
+    assert "exit-reason" not in render(doc)
+
+
 def test_the_chart_is_inline_svg_per_document_and_per_resource() -> None:
     page = Page(render(document(failures=30, functions=10)))
     assert page.ids["chart"] == "section"
