@@ -340,6 +340,16 @@ class _OverrideOnDefault(WebhookPolicy):
         return sorted({*super().fields_encrypted(encryption), *default})
 
 
+@overrides(
+    "access-code-always-encrypted",
+    "HOOK-ENCRYPTION-OVERRIDE",
+    "accessCode is encrypted even when an override list leaves it out",
+)
+class _AccessCodeAlwaysEncrypted(WebhookPolicy):
+    def fields_encrypted(self, encryption: dict[str, Any]) -> list[str]:
+        return sorted({*super().fields_encrypted(encryption), "accessCode"})
+
+
 @overrides("payload-uuid32-dashed", "HOOK-PAYLOAD-SHAPE", "uuid32 values keep their dashes")
 class _Uuid32Dashed(PayloadPolicy):
     def uuid32(self, uuid: str) -> str:

@@ -174,6 +174,18 @@ def test_webhook_not_encrypted(faulty: Start) -> None:
     assert raw["visitor"]["email"] == "ada@example.com" != aes_b64("ada@example.com")
 
 
+def test_access_code_always_encrypted_ignores_the_override_list(faulty: Start) -> None:
+    own = faulty("access-code-always-encrypted")
+    encryption = {"secret": SECRET, "iv": IV, "fields": ["email"]}
+    with hooked(own, verify=False, encryption=encryption) as rx:
+        record = visit()
+        send(own, "VISIT_CREATED", record)
+        [delivery] = wait_for(rx.inbox, record["uuid"])
+    raw = json.loads(delivery["body"])
+    assert raw["visitor"]["email"] == aes_b64("ada@example.com")  # listed
+    assert raw["accessCode"] == aes_b64(record["accessCode"])  # not listed, encrypted anyway
+
+
 def test_webhook_missing_charset(faulty: Start) -> None:
     own = faulty("webhook-missing-charset")
     with hooked(own) as rx:
