@@ -54,6 +54,11 @@ _NOISE = re.compile(rf"{spec.uuid_pattern().pattern}|\d{{5,}}")
 _QUOTED = re.compile(r"(?<!\w)'[^'\n]*'|\"[^\"\n]*\"")
 _BRACKETED = re.compile(r"\{[^{}\[\]]*\}|\[[^{}\[\]]*\]")
 _UNCLOSED = re.compile(r"[{\[].*$")
+# What is left of a shaped line once its placeholders, assert keywords and punctuation go: a
+# line with nothing left ("assert … == …") says nothing of what broke, so its place does.
+_CONTENT = re.compile(r"…|\b(?:assert|in|not|is|and|or|None|True|False|AssertionError)\b|\W")
+# Where a failure was raised: the last "path.py:line: Error" line of pytest's text.
+_CRASH = re.compile(r"^(\S+\.py):(\d+): \w+", re.M)
 
 
 def rule_outcome(entry: Mapping[str, Any], rule: str) -> tuple[str, list[str]]:
@@ -130,10 +135,15 @@ def cause_of(entry: Mapping[str, Any]) -> str:
     if violated:
         return ", ".join(sorted(violated))
     prefix = f"{SETUP_CAUSE}: " if entry.get("phase") == "setup" else ""
-    line = _shape(failure_line(entry.get("reason")))
-    compared = _shape(_assert_line(entry.get("reason")))
+    reason = entry.get("reason")
+    line = _shape(failure_line(reason))
+    compared = _shape(_assert_line(reason))
     if compared and compared != line:
         line = f"{line} — {compared}"
+    if not _CONTENT.sub("", line):
+        crashes = _CRASH.findall(reason or "")
+        if crashes:  # the same bare comparison at one place is one breach; elsewhere, another
+            line = f"{line} (at {crashes[-1][0]}:{crashes[-1][1]})"
     return prefix + line[:160]
 
 

@@ -236,3 +236,22 @@ def test_failures_that_differ_only_in_record_data_are_one_root_cause() -> None:
     assert "assert 500 == 201" in groups[1]["cause"]
     other_status = _failed(["R"], reason="E   AssertionError: {'code': 422}\nE   assert 422 == 201")
     assert cause_of(other_status) != groups[1]["cause"]
+
+
+def test_a_bare_comparison_is_grouped_by_where_it_failed() -> None:
+    """With the record data out, "assert … == …" says nothing of what broke: such failures
+    group by the place that raised them, one group per place."""
+
+    def bare(left: str, right: str, where: str) -> dict[str, Any]:
+        reason = f"E       AssertionError: assert '{left}' == '{right}'\n\n{where}: AssertionError"
+        return _failed(["R"], reason=reason)
+
+    here, there = "suites/rules/test_x.py:10", "suites/rules/test_y.py:20"
+    tests = {
+        "a": bare("amws-1-a", "x", here),
+        "b": bare("amws-2-b", "y", here),
+        "c": bare("amws-3-c", "z", there),
+    }
+    groups = root_causes(tests)
+    assert sorted(len(g["tests"]) for g in groups) == [1, 2]
+    assert any(here in g["cause"] for g in groups) and any(there in g["cause"] for g in groups)
