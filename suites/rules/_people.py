@@ -196,6 +196,18 @@ def scalars(value: Any) -> list[Any]:
     return [value]
 
 
+def cleared(value: Any) -> bool:
+    """Whether a read value shows a field as cleared: doc2 says a replace clears what it leaves
+    out, not how a cleared field is written (null, an empty text or list, a false flag)."""
+    return value is None or value is False or value in ("", [], {})
+
+
+def unassigned(credential: dict[str, Any]) -> bool:
+    """Whether a credential read names no holder. doc2 says an unlinked credential survives
+    unassigned but not how an empty holderUuid is written: null, an empty string or left out."""
+    return credential.get("holderUuid") in (None, "")
+
+
 def refused(response: Any, field: str) -> None:
     """A 422 naming ``field``."""
     assert response.status_code == 422, (field, response.status_code, response.text)

@@ -14,6 +14,7 @@ days); the exact 62-day and 365-day edges need the control plane.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,7 +22,16 @@ import pytest
 
 import spec
 from suites.rules import _people_records as records
-from suites.rules._people import CREDENTIALS, USER, created, credential, iso, read_record
+from suites.rules._people import (
+    CREDENTIALS,
+    USER,
+    created,
+    credential,
+    iso,
+    read_record,
+    scalars,
+    unassigned,
+)
 
 USERS = USER.path
 INVITES = "/api/ws/v1/invites"
@@ -49,8 +59,18 @@ def _now(amws_run: Any) -> datetime:
 def _invite(
     api: Any, factories: Any, host: str, starts: datetime, ends: datetime, **extra: Any
 ) -> str:
+    return _issued(api, factories, host, starts, ends, **extra)[0]
+
+
+def _issued(
+    api: Any, factories: Any, host: str, starts: datetime, ends: datetime, **extra: Any
+) -> tuple[str, str]:
+    """A new invitation's registrationId and the credential type its 201 reports (doc1 shows
+    type in the answer only: a target may ignore the type we ask for)."""
     body = factories.invite(host, activation=iso(starts), expiry=iso(ends), **extra)
-    return created(api.post(INVITES, json=body), "registrationId")
+    response = api.post(INVITES, json=body)
+    registration = created(response, "registrationId")
+    return registration, response.json()["type"]
 
 
 def _listed(api: Any, host: str) -> dict[str, dict[str, Any]]:
@@ -65,8 +85,25 @@ def _registrations(api: Any, host: str, **params: Any) -> dict[str, Any]:
     return response.json()
 
 
-def _ids(page: dict[str, Any]) -> list[str]:
-    return [entry["registrationId"] for entry in page["entries"]]
+def _ids(page: dict[str, Any], made: Iterable[str]) -> list[str]:
+    """The ``made`` registration ids each entry of ``page`` holds, in the page's order. doc2
+    shows no field of a registrations entry, so an id is looked for among all its values."""
+    wanted = {m.lower() for m in made}
+    found = []
+    for entry in page["entries"]:
+        held = {str(v).lower() for v in scalars(entry)} & wanted
+        found += sorted(held)
+    return found
+
+
+def _covered(page: dict[str, Any], made: Iterable[str]) -> None:
+    """Skip as undecided when the host's registrations hold none of its invitations: doc2
+    does not say which records the view lists."""
+    if not _ids(page, made):
+        pytest.skip(
+            "undecided: the host's registrations list none of the invitations it hosts, and "
+            "doc2 does not say which records the view holds"
+        )
 
 
 def _param_range(operation_id: str, name: str) -> tuple[int, int]:
@@ -78,10 +115,11 @@ def _param_range(operation_id: str, name: str) -> tuple[int, int]:
 # -- the hosts the tests share -------------------------------------------------------------
 @pytest.fixture
 def hosted(request, api, factories, amws_run) -> tuple[str, dict[str, str]]:
-    """A host with three invitations open now (two PIN, one QR code): the host and
-    registrationId -> type. Shared: the tests only list and read them (nothing cancels or
-    answers them), and each asserts on exactly these three. The host is the group's plain
-    user, which no other test gives invitations (see :func:`records.bare_user`).
+    """A host with three invitations open now (two asked as PIN, one as QR code): the host and
+    registrationId -> the credential type each 201 reported. Shared: the tests only list and
+    read them (nothing cancels or answers them), and each asserts on exactly these three. The
+    host is the group's plain user, which no other test gives invitations (see
+    :func:`records.bare_user`).
 
     Made once per run like its host (never again for a module met anew, which would give
     the same host three more), and asked for with its host each time: a test that fails
@@ -93,7 +131,8 @@ def hosted(request, api, factories, amws_run) -> tuple[str, dict[str, str]]:
         made = {}
         for days, kind in ((2, "PIN"), (2, "QR_CODE"), (3, "PIN")):
             starts, ends = now - timedelta(minutes=5), now + timedelta(days=days)
-            made[_invite(api, factories, host, starts, ends, type=kind)] = kind
+            registration, issued = _issued(api, factories, host, starts, ends, type=kind)
+            made[registration] = issued  # the type the 201 reports, asked for or not
         return host, made
 
     return records.run_shared(request).get(request, "hosted", build)
@@ -189,13 +228,14 @@ def test_registrations_are_paged(api, hosted) -> None:
     host, made = hosted[0], set(hosted[1])
     page = _registrations(api, host)
     assert set(page) >= {"entries", "startIndex", "countReturned", "totalCount"}
+    _covered(page, made)
     assert (page["startIndex"], page["countReturned"], page["totalCount"]) == (0, 3, 3)
-    assert set(_ids(page)) == made
+    assert set(_ids(page, made)) == made
     first = _registrations(api, host, limit=low)
     assert (first["countReturned"], first["totalCount"]) == (low, 3) and low < 3
     rest = _registrations(api, host, start=1, limit=high)
     assert (rest["startIndex"], rest["countReturned"], rest["totalCount"]) == (1, 2, 3)
-    assert _ids(rest) == _ids(page)[1:]
+    assert _ids(rest, made) == _ids(page, made)[1:]
     for bad in ({"start": -1}, {"limit": low - 1}, {"limit": high + 1}):
         response = api.get(f"{USERS}/{host}/registrations", params=bad)
         assert response.status_code == 400, (bad, response.status_code)
@@ -205,15 +245,28 @@ def test_registrations_are_paged(api, hosted) -> None:
 def test_registration_status_filter_and_fallback(api, hosted) -> None:
     host, made = hosted[0], set(hosted[1])
     everything = _registrations(api, host)
-    assert set(_ids(everything)) == made, "ALL (the default) does not list every registration"
+    _covered(everything, made)
+    assert set(_ids(everything, made)) == made, "ALL (the default) does not list every one"
     assert _registrations(api, host, status="ALL") == everything
     for unknown in ("BOGUS", "EVERYTHING", "42"):
         assert _registrations(api, host, status=unknown) == everything, unknown
-    state = {e["registrationId"]: e.get("registrationStatus") for e in everything["entries"]}
-    for status in REGISTRATION_STATES:
-        filtered = _registrations(api, host, status=status)
+    # Each status lists a part of ALL, whatever the entries are named.
+    filtered = {s: _registrations(api, host, status=s) for s in REGISTRATION_STATES}
+    for status, page in filtered.items():
+        assert set(_ids(page, made)) <= made, (status, _ids(page, made))
+    # Which registration is in which state only the entries tell, under a field doc2 does not
+    # name: read it from our registrationStatus (USER-REGISTRATIONS-ENTRY) when shown.
+    entries = everything["entries"]
+    if not all("registrationStatus" in e for e in entries):
+        pytest.skip(
+            "undecided: the entries do not say their registration state under a name we know "
+            "(doc2 names no field of a registrations entry), so the FINALISED, APPROVE and "
+            "WAITING filters cannot be checked entry by entry"
+        )
+    state = {r: e["registrationStatus"] for e in entries for r in _ids({"entries": [e]}, made)}
+    for status, page in filtered.items():
         expected = {r for r, s in state.items() if s == status}
-        assert set(_ids(filtered)) == expected, (status, _ids(filtered), state)
+        assert set(_ids(page, made)) == expected, (status, _ids(page, made), state)
 
 
 @pytest.mark.rule("USER-REGISTRATIONS-ENTRY")
@@ -291,7 +344,7 @@ def test_delete_unlinks_the_users_credentials(api, factories, amws_run) -> None:
     for made in held:
         response = api.get(f"{CREDENTIALS}/{made}")
         assert response.status_code == 200, "the credential did not survive its holder"
-        assert response.json()["holderUuid"] is None
+        assert unassigned(response.json()), response.json().get("holderUuid")
 
 
 @pytest.mark.rule("USER-DELETE-SESSIONS")
