@@ -15,15 +15,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def serve(
-    folder: Path, db: str = ":memory:", faults: Sequence[str] = ()
+    folder: Path, db: str = ":memory:", faults: Sequence[str] = (), options: Sequence[str] = ()
 ) -> tuple[subprocess.Popen[bytes], Path]:
     """Start a server on a port the system picks; return it and the profile it wrote once it
     answers (``db``: ``:memory:`` or a file the test may read; ``faults``: deviations of the
-    catalogue to switch on)."""
+    catalogue to switch on; ``options``: further ``serve`` options, as typed)."""
     profile = folder / "served.yaml"
     command = [sys.executable, "-m", "reference_server.cli", "serve", "--port", "0"]
     command += ["--db", db, "--profile-out", str(profile)]
     command += [arg for name in faults for arg in ("--fault", name)]
+    command += options
     server = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )

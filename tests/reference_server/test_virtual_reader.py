@@ -7,7 +7,6 @@ caller's address, so tests that expect 404s send them from an address of their o
 
 from __future__ import annotations
 
-import argparse
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,7 +20,6 @@ import pytest
 import spec
 from reference_server import domain
 from reference_server._time import format_instant, parse_instant
-from reference_server.cli import _throttle_setting
 from tests.reference_server.conftest import LiveServer
 
 READ = "/api/ws/v1/virtual/reader"
@@ -423,50 +421,3 @@ def test_profile_describes_both_devices(live: LiveServer, api: httpx.Client) -> 
     assert points[attached["access_control_point"]]["type"] == "DOOR"
     lists = {a["uuid"] for a in api.get("/api/ws/v1/access-control-lists").json()}
     assert attached["access_control_list"] in lists
-
-
-def test_a_deployment_sets_its_own_throttle_figures_and_its_profile_declares_them() -> None:
-    """``serve --throttle``: the documents give no figures, so a deployment may choose its
-    own; the reference server then enforces them and writes them into its profile."""
-    figures = {
-        "reader-auth-failures-per-address": spec.Throttle(requests=8, window_seconds=30),
-        "reader-per-device": spec.Throttle(requests=12, window_seconds=60),
-    }
-    with LiveServer(throttles=figures) as own:
-        declared = own.profile["throttles"]
-        assert declared["reader_failures"] == {"requests": 8, "window_seconds": 30.0}
-        assert declared["reader_device"] == {"requests": 12, "window_seconds": 60.0}
-        assert (
-            declared["signed_links"]["requests"]
-            == spec.throttle("signed-link-per-address").requests
-        )
-        wrong = {**list_body(own), "key": "w" * 32}
-        with reader_client(own) as client:
-            for _ in range(8):
-                assert_outcome(client.post(LIST, json=wrong), 404)
-            assert_outcome(client.post(LIST, json=wrong), 429)
-    with LiveServer(throttles=figures) as own, reader_client(own) as client:
-        for _ in range(12):
-            assert client.post(LIST, json=list_body(own)).status_code == 200
-        assert_outcome(client.post(LIST, json=list_body(own)), 429)
-
-
-@pytest.mark.parametrize(
-    ("text", "accepted"),
-    [
-        ("reader-per-device=300", True),
-        ("reader-auth-failures-per-address=50/120", True),
-        ("signed-link-per-address=0", False),
-        ("no-such-throttle=5", False),
-        ("reader-per-device=many", False),
-    ],
-)
-def test_the_throttle_option_names_a_known_throttle_and_positive_figures(
-    text: str, accepted: bool
-) -> None:
-    if accepted:
-        name, throttle = _throttle_setting(text)
-        assert name == text.split("=")[0] and throttle.requests > 0
-    else:
-        with pytest.raises(argparse.ArgumentTypeError):
-            _throttle_setting(text)
