@@ -100,3 +100,28 @@ def test_every_profile_figure_the_suites_read_is_in_the_inventory() -> None:
     }
     assert read, "the suites read no declared figure: this test looks in the wrong place"
     assert read <= declared, sorted(read - declared)
+
+
+# The profile's accessors for things the documents leave open, and the profile field each reads.
+DECLARING_ACCESSORS = {"media_link_fields": "media_links.fields"}
+
+
+def test_every_declared_name_the_suites_read_is_in_the_inventory() -> None:
+    """A suite that reads a name the profile declares (media_links.fields, ...) must say so in
+    some rule's depends_on, as that rule's profile field or in how the suite copes."""
+    suites = Path(spec.__file__).parent.parent / "suites"
+    sources = [path.read_text("utf-8") for path in suites.rglob("*.py")]
+    read = {
+        field
+        for accessor, field in DECLARING_ACCESSORS.items()
+        if any(f"profile.{accessor}" in text for text in sources)
+    }
+    dependencies = [d for rule in spec.rules() for d in rule.depends_on]
+    named = {
+        field
+        for field in DECLARING_ACCESSORS.values()
+        for d in dependencies
+        if d.profile_field == field or field in d.how
+    }
+    assert read, "the suites read no declared name: this test looks in the wrong place"
+    assert read <= named, sorted(read - named)
