@@ -76,8 +76,12 @@ def where(profile: Any) -> str:
     """Where links are looked for, in words (for an undecided reason)."""
     fields = profile.media_link_fields
     if fields:
-        return "the read fields media_links.fields names (" + ", ".join(fields) + ")"
-    return "every string of the read (media_links.fields in the profile narrows it)"
+        named = ", ".join(fields)
+        return f"the read fields the profile's media_links.fields names ({named}), nowhere else"
+    return (
+        "every string of the read, nested values included (the profile's media_links.fields "
+        "can name the fields that carry them)"
+    )
 
 
 def found(profile: Any, read: dict[str, Any]) -> dict[str, Link]:
