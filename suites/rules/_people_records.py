@@ -201,8 +201,10 @@ def pictured(request: pytest.FixtureRequest, api: Any, factories: Any) -> Pictur
 
 def pictured_user(request: pytest.FixtureRequest, api: Any, factories: Any) -> Pictured:
     """A user created with a photo (an upload claimed through photoUuid), read once. Shared:
-    its tests look at that read or delete the upload it was claimed from, which changes
-    nothing on the user or its photo on a correct target (a failing test drops it)."""
+    its tests look at that read, delete the upload it was claimed from, or put its photo's
+    identifier into another record's link (the altered-link test, which needs a photo whose
+    bytes exist), none of which changes the user or its photo on a correct target (a failing
+    test drops it)."""
     return run_shared(request).get(
         request, "pictured-user", lambda: _pictured(api, factories, USER)
     )
@@ -212,8 +214,7 @@ def emptied(request: pytest.FixtureRequest, api: Any, factories: Any, control: A
     """A person with a photo whose stored image was emptied afterwards (only the reference
     control plane can stage storage that lost the bytes; ``seen["emptied"]`` holds how that
     went, which the empty-content tests assert). Shared: its tests only download it or fetch
-    its links, as handed out before the bytes went, or alter a link of another record to
-    name its photo (any photo of another record will do for that)."""
+    its links, as handed out before the bytes went."""
 
     def build() -> Pictured:
         made = _pictured(api, factories)
