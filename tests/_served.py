@@ -30,7 +30,11 @@ def serve(
     )
     deadline = time.monotonic() + 30
     while not profile.exists():
-        assert server.poll() is None and time.monotonic() < deadline, "server did not start"
+        if server.poll() is not None or time.monotonic() > deadline:
+            # Reaped before failing: the test never gets the process to stop.
+            server.kill()
+            server.wait(timeout=10)
+            raise AssertionError(f"server did not start (exit {server.returncode})")
         time.sleep(0.05)
     return server, profile
 

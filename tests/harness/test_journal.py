@@ -14,7 +14,8 @@ TARGET = {"run_id": "r1", "base_url": "http://target.example"}
 
 def test_the_file_holds_what_is_made_and_not_removed(tmp_path: Path) -> None:
     path = tmp_path / "r1.ledger.jsonl"
-    ledger = Ledger(Journal(path, TARGET))
+    journal = Journal(path, TARGET)
+    ledger = Ledger(journal)
     ledger.register("a", "/persons/a", "full", "createPerson")
     ledger.register("w", "/watchlists/w", "full", "createWatchlist")
     ledger.register("e", "/watchlists/w/entries/e", "full", "createWatchlistEntry")
@@ -22,6 +23,7 @@ def test_the_file_holds_what_is_made_and_not_removed(tmp_path: Path) -> None:
     ledger.register("d", "/departments/d", "full", "createDepartment")
     ledger.forget("f")  # a claimed staged file
     ledger.deleted("/watchlists/w")  # its entries go with it
+    journal.close(empty=False)  # its file is read as a later sweep reads it
     target, left = read(path)
     assert target == TARGET
     assert left == [
@@ -47,7 +49,9 @@ def test_a_cleanup_marks_its_deletes_and_an_empty_file_is_dropped(tmp_path: Path
 
 def test_a_line_cut_short_by_a_kill_loses_only_itself(tmp_path: Path) -> None:
     path = tmp_path / "r1.ledger.jsonl"
-    Ledger(Journal(path, TARGET)).register("a", "/persons/a", "full", "createPerson")
+    journal = Journal(path, TARGET)
+    Ledger(journal).register("a", "/persons/a", "full", "createPerson")
+    journal.close(empty=False)  # the run's own lines are flushed; the kill cuts one after them
     with path.open("a", encoding="utf-8") as fh:
         fh.write('{"event":"made","uuid":"b","del')
     assert [m.uuid for m in read(path)[1]] == ["a"]

@@ -79,6 +79,7 @@ def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -
             elapsed = time.monotonic() - started
     finally:
         server.kill()
+        server.wait(timeout=30)  # reaped here, not left to warn as still running when freed
     output = done.stdout[-3000:] + done.stderr[-2000:]
     document = json.loads((report / "report.json").read_text(encoding="utf-8"))
     assert document["undecided"].get("not run (time)"), output

@@ -69,8 +69,13 @@ def test_a_killed_target_ends_the_run_within_a_minute(tmp_path: Path) -> None:
         output, _ = suite.communicate(timeout=120)
         ended = time.monotonic() - killed
     finally:
-        server.kill()
-        suite.kill()
+        # Both reaped and the pipe closed here: a Popen freed before its process is waited
+        # for warns that it is still running (a ResourceWarning, as an unclosed pipe does).
+        for process in (server, suite):
+            process.kill()
+            process.wait(timeout=30)
+        if suite.stdout is not None:
+            suite.stdout.close()
     assert ended < 60, f"the run went on for {ended:.0f} s after the target died"
     document = json.loads((report / "report.json").read_text())
     assert "target unreachable since" in document["verdict"], document["verdict"]
