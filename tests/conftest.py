@@ -47,6 +47,15 @@ STARTED_FIRST = (
 XDIST_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # Python keeps ResourceWarning silent (an unclosed file, socket or transport, a process
+    # never waited for). Shown, each one is listed in the warnings summary under the test it
+    # was given in: the leaking test itself when the object is freed at once, a later one when
+    # only the garbage collector frees it (with tracemalloc's hint to find where it was made).
+    # Shown only, never an error: an error would fail whichever test the collector ran in.
+    config.addinivalue_line("filterwarnings", "always::ResourceWarning")
+
+
 # Last: the harness plugin (loaded for these tests too) orders items by its plan first.
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
