@@ -13,11 +13,12 @@ the one in force (``server.policy(ValidationPolicy)``) to :func:`validate_body` 
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
@@ -27,7 +28,11 @@ from reference_server._errors import ApiError, invalid_fields
 from reference_server._json_body import nul_fields
 from reference_server._policy import Policy
 from reference_server._time import normalise
+from spec._constraints import body_schema, inline, parts, properties_at
 from spec._schemas import pointer as spec_pointer
+
+if TYPE_CHECKING:
+    from reference_server.faults._model import Mutation
 
 _TIMESTAMP_REF = "#/components/schemas/TimestampIn"
 
@@ -199,6 +204,42 @@ def _integers(schema: Any, body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def _mutated(schema: Any, mutation: Mutation) -> Any:
+    """A copy of an inlined ``schema`` with one documented constraint changed (the validation
+    seam of the spec-derived mutants, ``reference_server/faults/_mutants.py``)."""
+    from reference_server.faults._model import REMOVED  # the seam reads the fault's data only
+
+    schema = copy.deepcopy(schema)
+    if mutation.keyword == "required":
+        for parent in properties_at(schema, mutation.field[:-1]):
+            for part in parts(parent):
+                if mutation.field[-1] in part.get("required", []):
+                    part["required"] = [f for f in part["required"] if f != mutation.field[-1]]
+        return schema
+    for node in properties_at(schema, mutation.field):
+        for part in parts(node):
+            for keyword in mutation.also_removed:
+                part.pop(keyword, None)
+            if mutation.keyword in part or mutation.value == REMOVED:
+                part.pop(mutation.keyword, None)
+                if mutation.value != REMOVED:
+                    part[mutation.keyword] = mutation.value
+        if mutation.value != REMOVED and not any(mutation.keyword in p for p in parts(node)):
+            node[mutation.keyword] = mutation.value  # a keyword moved to its sibling
+    return schema
+
+
+def _defaults(schema: Any) -> dict[str, Any]:
+    """The defaults the schema gives its top-level fields."""
+    found: dict[str, Any] = {}
+    for part in parts(schema):
+        for name, prop in part.get("properties", {}).items():
+            for sub in parts(prop):
+                if "default" in sub:
+                    found.setdefault(name, sub["default"])
+    return found
+
+
 @dataclass(frozen=True)
 class _BodyChecks:
     """What checking one operation's JSON body needs, read out of the spec once."""
@@ -207,10 +248,24 @@ class _BodyChecks:
     schema: Any  # the body's schema as the document has it (references unresolved)
     known: frozenset[str]
     timestamps: frozenset[str]
+    defaults: Mapping[str, Any]
 
 
 @functools.cache
-def _body_checks(op: spec.Operation) -> _BodyChecks:
+def _body_checks(op: spec.Operation, mutations: tuple[Mutation, ...] = ()) -> _BodyChecks:
+    if mutations:
+        # A mutant's checks: the operation's inlined schema with the constraint changed.
+        schema = body_schema(op, spec.enforced())
+        for mutation in mutations:
+            schema = _mutated(schema, mutation)
+        plain = _body_checks(op)
+        return _BodyChecks(
+            validator=spec.validator_for(schema, enforced=True),
+            schema=plain.schema,
+            known=plain.known,
+            timestamps=plain.timestamps,
+            defaults=_defaults(schema),
+        )
     content = spec._load.resolve(op.raw["requestBody"])["content"]["application/json"]
     pointer = spec_pointer("paths", op.path, op.method.lower(), "requestBody")
     if "$ref" in op.raw["requestBody"]:
@@ -229,12 +284,13 @@ def _body_checks(op: spec.Operation) -> _BodyChecks:
         schema=content["schema"],
         known=frozenset(_known_fields(content["schema"])),
         timestamps=frozenset(_timestamp_fields(content["schema"])),
+        defaults=_defaults(inline(schema, spec.enforced())),
     )
 
 
 def validate_body(op: spec.Operation, body: Any, policy: ValidationPolicy) -> Any:
     """Check a JSON body against the operation's schema; timestamps come back normalised."""
-    checks = _body_checks(op)
+    checks = _body_checks(op, policy.server.faults.mutations(op.operation_id))
     body = policy.text_as_stored(body)
     found = _errors_of(checks.validator, body)
     known = set(checks.known)
@@ -248,7 +304,8 @@ def validate_body(op: spec.Operation, body: Any, policy: ValidationPolicy) -> An
     if errors:
         raise invalid_fields(errors)
     if isinstance(body, dict):
-        body = _integers(checks.schema, dict(body))
+        # A field left out takes the default the spec gives it (the domain restates none).
+        body = {**checks.defaults, **_integers(checks.schema, dict(body))}
         for name in checks.timestamps:
             if isinstance(body.get(name), str):
                 try:
@@ -281,7 +338,34 @@ class _QueryParameter:
 
 
 @functools.cache
-def _query_parameters(op: spec.Operation) -> tuple[_QueryParameter, ...]:
+def _query_parameters(
+    op: spec.Operation, mutations: tuple[Mutation, ...] = ()
+) -> tuple[_QueryParameter, ...]:
+    if mutations:
+        # A mutant's parameters: each one's inlined schema with its constraint changed.
+        changed = []
+        for param in _query_parameters(op):
+            schema = {"properties": {param.name: inline(param.validator.schema)}}
+            for mutation in mutations:
+                if mutation.where == "query" and mutation.field == (param.name,):
+                    schema = _mutated(schema, mutation)
+            mutated = schema["properties"][param.name]
+            changed.append(
+                _QueryParameter(
+                    name=param.name,
+                    schema={**param.schema, **_defaults(schema)},
+                    validator=spec.validator_for(mutated, enforced=True),
+                    invalid_status=param.invalid_status,
+                )
+            )
+            if "default" not in _defaults(schema):
+                changed[-1] = _QueryParameter(
+                    param.name,
+                    {k: v for k, v in param.schema.items() if k != "default"},
+                    changed[-1].validator,
+                    param.invalid_status,
+                )
+        return tuple(changed)
     found = []
     for param in op.raw.get("parameters", []):
         param = spec._load.resolve(param)
@@ -292,7 +376,9 @@ def _query_parameters(op: spec.Operation) -> tuple[_QueryParameter, ...]:
                 name=param["name"],
                 schema=spec._load.resolve(param.get("schema", {})),
                 # An inline schema's own overlay (a bound we chose) is enforced too.
-                validator=spec.validator_for(spec.merged(param.get("schema", {})), enforced=True),
+                validator=spec.validator_for(
+                    inline(spec.merged(param.get("schema", {})), spec.enforced()), enforced=True
+                ),
                 invalid_status=int(param.get("x-invalid-status", 400)),
             )
         )
@@ -313,7 +399,7 @@ def validate_query(
     ``x-invalid-status`` (the documents use 422 for some lists and 400 for others).
     """
     values: dict[str, Any] = {}
-    for param in _query_parameters(op):
+    for param in _query_parameters(op, policy.server.faults.mutations(op.operation_id)):
         name, schema = param.name, param.schema
         if name not in query:
             if "default" in schema:

@@ -45,6 +45,7 @@ from reference_server.faults import (  # noqa: F401  (each module registers its 
     _access_control,
     _visits,
     _watchlists,
+    _mutants,  # last: the spec-derived mutants follow the hand-written catalogue
 )
 
 # isort: on

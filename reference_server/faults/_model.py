@@ -4,9 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from reference_server._policy import P, Policy, domain_policy, overridden_decisions
+
+
+# A mutation's ``value`` that takes the keyword out of the schema.
+REMOVED = "<removed>"
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One documented constraint changed, as the validation seam applies it: ``keyword`` of
+    ``field`` (a path of property names, ``[]`` for an array's items) in the operation's JSON
+    body or query parameter set to ``value`` (or taken out, :data:`REMOVED`); ``required`` takes
+    the field out of its parent's required list."""
+
+    where: str  # "body" or "query"
+    field: tuple[str, ...]
+    keyword: str
+    value: Any = REMOVED
+    # Keywords taken out of the field's schema together with ``keyword`` (a pattern and the
+    # format that says the same thing are relaxed as one).
+    also_removed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -21,6 +41,10 @@ class Fault:
     optional: bool = False  # with unchecked: a missing value is not refused either
     # Policy seam: a subclass of a domain policy overriding one decision (see _policy.py).
     policy: type[Policy] | None = None
+    # Validation seam: a documented constraint changed on ``operations`` (spec-derived mutants).
+    mutation: Mutation | None = None
+    # The contract constraint the fault is derived from (``spec.constraints()``), if any.
+    constraint: str | None = None
     # It stores what the server cannot read back, so every later read of those records fails:
     # the self-check gives it a server of its own, lest it hide the faults tested after it.
     lasting: bool = False
@@ -32,6 +56,10 @@ class Fault:
         if self.unchecked:
             kind = "optional" if self.optional else "unchecked"
             seams.append(f"validation: {kind} {self.unchecked}")
+        if self.mutation is not None:
+            m = self.mutation
+            value = "removed" if m.value == REMOVED else repr(m.value)
+            seams.append(f"validation: {m.where} {'.'.join(m.field)} {m.keyword} {value}")
         if self.swap:
             seams.append(f"response: {self.swap[0]} answered {self.swap[1]}")
         if self.policy is not None:
@@ -86,6 +114,7 @@ class Faults:
             raise ValueError(f"unknown fault: {', '.join(unknown)}")
         self._active = frozenset(names)
         self._overrides: dict[tuple[type[Policy], frozenset[str]], tuple[type[Policy], ...]] = {}
+        self._mutations: dict[tuple[str, str, frozenset[str]], tuple[Mutation, ...]] = {}
 
     def switch(self, names: Iterable[str]) -> None:
         """Replace the active faults (the control plane's ``PUT /_reference/faults``)."""
@@ -132,6 +161,21 @@ class Faults:
             for fault in (CATALOGUE[n] for n in self._active)
             if fault.optional and fault.unchecked and operation_id in fault.operations
         }
+
+    def mutations(self, operation_id: str) -> tuple[Mutation, ...]:
+        """The active mutations of this operation's request checks, in catalogue order."""
+        key = ("mutations", operation_id, self._active)
+        found = self._mutations.get(key)
+        if found is None:
+            found = tuple(
+                fault.mutation
+                for name, fault in CATALOGUE.items()
+                if name in self._active
+                and fault.mutation is not None
+                and operation_id in fault.operations
+            )
+            self._mutations[key] = found
+        return found
 
     def swapped_status(self, operation_id: str, status: int) -> int:
         """The status an active fault answers instead of ``status`` (itself when none)."""
