@@ -255,16 +255,16 @@ class _BodyChecks:
 def _body_checks(op: spec.Operation, mutations: tuple[Mutation, ...] = ()) -> _BodyChecks:
     if mutations:
         # A mutant's checks: the operation's inlined schema with the constraint changed.
-        schema = body_schema(op, spec.enforced())
+        changed = body_schema(op, spec.enforced())
         for mutation in mutations:
-            schema = _mutated(schema, mutation)
+            changed = _mutated(changed, mutation)
         plain = _body_checks(op)
         return _BodyChecks(
-            validator=spec.validator_for(schema, enforced=True),
+            validator=spec.validator_for(changed, enforced=True),
             schema=plain.schema,
             known=plain.known,
             timestamps=plain.timestamps,
-            defaults=_defaults(schema),
+            defaults=_defaults(changed),
         )
     content = spec._load.resolve(op.raw["requestBody"])["content"]["application/json"]
     pointer = spec_pointer("paths", op.path, op.method.lower(), "requestBody")
@@ -304,8 +304,12 @@ def validate_body(op: spec.Operation, body: Any, policy: ValidationPolicy) -> An
     if errors:
         raise invalid_fields(errors)
     if isinstance(body, dict):
-        # A field left out takes the default the spec gives it (the domain restates none).
-        body = {**checks.defaults, **_integers(checks.schema, dict(body))}
+        body = _integers(checks.schema, dict(body))
+        if op.method == "POST":
+            # A field a create or search leaves out takes the spec's default (the domain
+            # restates none). A PUT's missing field is the domain's to read: a replace may keep
+            # what the record holds (an updated watchlist's enabled).
+            body = {**checks.defaults, **body}
         for name in checks.timestamps:
             if isinstance(body.get(name), str):
                 try:
@@ -349,22 +353,16 @@ def _query_parameters(
             for mutation in mutations:
                 if mutation.where == "query" and mutation.field == (param.name,):
                     schema = _mutated(schema, mutation)
-            mutated = schema["properties"][param.name]
+            plain = {k: v for k, v in param.schema.items() if k != "default"}
+            default = _defaults(schema)
             changed.append(
                 _QueryParameter(
                     name=param.name,
-                    schema={**param.schema, **_defaults(schema)},
-                    validator=spec.validator_for(mutated, enforced=True),
+                    schema={**plain, "default": default[param.name]} if default else plain,
+                    validator=spec.validator_for(schema["properties"][param.name], enforced=True),
                     invalid_status=param.invalid_status,
                 )
             )
-            if "default" not in _defaults(schema):
-                changed[-1] = _QueryParameter(
-                    param.name,
-                    {k: v for k, v in param.schema.items() if k != "default"},
-                    changed[-1].validator,
-                    param.invalid_status,
-                )
         return tuple(changed)
     found = []
     for param in op.raw.get("parameters", []):

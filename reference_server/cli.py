@@ -22,6 +22,7 @@ from reference_server._http import uvicorn_options
 from reference_server._state import Server
 from reference_server.app import create_app
 from reference_server.faults import CATALOGUE, Faults
+from reference_server.faults._mutants import census
 from reference_server.rate_bucket import DOCUMENTED, RAISED
 from reference_server.store import Store
 
@@ -112,7 +113,21 @@ def _parser() -> argparse.ArgumentParser:
         + ", ".join(THROTTLE_NAMES)
         + "; default: the spec's x-throttles); the profile declares the figures in force",
     )
-    commands.add_parser("faults", help="list the fault catalogue")
+    faults = commands.add_parser(
+        "faults",
+        help="list the fault catalogue: the hand-written faults, then the spec-derived mutants",
+        description="List every fault: name, rule, seam, what it does. The spec-derived "
+        "mutants (one or more per documented constraint) follow the hand-written faults; a "
+        "closing line counts both, and the constraints without a mutant of their own.",
+    )
+    kinds = faults.add_mutually_exclusive_group()
+    kinds.add_argument("--hand-written", action="store_true", help="only the hand-written faults")
+    kinds.add_argument("--mutants", action="store_true", help="only the spec-derived mutants")
+    kinds.add_argument(
+        "--without-mutant",
+        action="store_true",
+        help="the constraints that give no mutant of their own, and why (covered or equivalent)",
+    )
     document = commands.add_parser(
         "spec",
         help="write the OpenAPI document (YAML)",
@@ -139,11 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(text)
         return 0
     if args.command == "faults":
-        rows = [(f.name, f.rule, f.seam, f.does) for f in CATALOGUE.values()]
-        widths = [max(len(row[i]) for row in rows) for i in range(3)]
-        for row in rows:
-            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + row[3])
-        return 0
+        return _list_faults(args)
     return serve(
         args.host,
         args.port,
@@ -153,6 +164,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         documented_buckets=args.documented_buckets,
         throttles=dict(args.throttle),
     )
+
+
+def _list_faults(args: argparse.Namespace) -> int:
+    found = census()
+    if args.without_mutant:
+        for kind, reasons in (("covered", found.covered), ("equivalent", found.equivalent)):
+            for name, reason in reasons.items():
+                print(f"{name}  {kind}: {reason}")
+        return 0
+    faults = [
+        f
+        for f in CATALOGUE.values()
+        if not (args.hand_written and f.constraint) and not (args.mutants and not f.constraint)
+    ]
+    rows = [(f.name, f.rule, f.seam[:60], f.does) for f in faults]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + row[3])
+    mutants = sum(bool(f.constraint) for f in CATALOGUE.values())
+    print(
+        f"{len(CATALOGUE) - mutants} hand-written faults, {mutants} spec-derived mutants; "
+        f"{len(found.covered)} constraints covered by another's mutant, "
+        f"{len(found.equivalent)} equivalent (--without-mutant lists them)"
+    )
+    return 0
 
 
 class _PlainDumper(yaml.SafeDumper):

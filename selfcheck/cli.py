@@ -48,6 +48,7 @@ class Outcome:
     tests: int
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    mutant: bool = False  # spec-derived, not hand-written
 
 
 # Per fault: how many tests ran under it, and the ids of those that failed.
@@ -140,7 +141,15 @@ def run_matrix(
         got = results.get(fault.name, {"tests": 0, "failed": []})
         killed = bool(got["failed"])
         outcomes.append(
-            Outcome(fault.name, fault.rule, killed, got["tests"], got["failed"], seconds)
+            Outcome(
+                fault.name,
+                fault.rule,
+                killed,
+                got["tests"],
+                got["failed"],
+                seconds,
+                mutant=bool(fault.constraint),
+            )
         )
     return outcomes
 
@@ -156,6 +165,7 @@ def _summary(outcomes: list[Outcome]) -> dict[str, object]:
                 "killed": o.killed,
                 "tests": o.tests,
                 "failed_tests": o.failed,
+                "mutant": o.mutant,
             }
             for o in outcomes
         ],
@@ -175,6 +185,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--output", help="write the kill matrix as JSON here")
     parser.add_argument("--faults", help="comma-separated subset of the catalogue")
+    parser.add_argument(
+        "--kind",
+        choices=("all", "hand-written", "mutants"),
+        default="all",
+        help="the hand-written faults, the spec-derived mutants, or both (default)",
+    )
+    parser.add_argument(
+        "--mutant-sample",
+        type=int,
+        default=1,
+        metavar="N",
+        help="of the spec-derived mutants, only every N-th in catalogue order (a fixed sample "
+        "across operations and kinds of constraint; default 1: all)",
+    )
     parser.add_argument(
         "--rule",
         action="append",
@@ -212,6 +236,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown fault(s): {', '.join(unknown)}")
     faults = [CATALOGUE[n] for n in names]
+    if args.kind != "all":
+        faults = [f for f in faults if bool(f.constraint) == (args.kind == "mutants")]
+    if args.mutant_sample > 1:
+        derived = [f for f in faults if f.constraint]
+        kept = {f.name for f in derived[:: args.mutant_sample]}
+        faults = [f for f in faults if not f.constraint or f.name in kept]
     if args.rule:
         faults = [f for f in faults if f.rule in args.rule]
         if not faults:
@@ -250,6 +280,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     proven, normative = document["proven_rules"], document["normative_rules"]
     share = 100 * killed / len(outcomes)
     print(f"\nfaults killed: {killed}/{len(outcomes)} ({share:.1f} %), plan {args.plan}")
+    for label, part in (
+        ("hand-written", [o for o in outcomes if not o.mutant]),
+        ("spec-derived mutants", [o for o in outcomes if o.mutant]),
+    ):
+        if part:
+            dead = sum(o.killed for o in part)
+            print(f"  {label}: {dead}/{len(part)} ({100 * dead / len(part):.1f} %)")
     print(f"normative rules proven: {proven}/{normative} ({100 * proven // normative} %)")
     unproven, reasons = document["unproven_rules"], document["no_fault"]
     print(f"unproven normative rules ({len(unproven)}): " + ("" if unproven else "none"))

@@ -21,6 +21,7 @@ server's catalogue); this module needs nothing of the server itself.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from collections.abc import Generator
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from typing import Any
 
 import pytest
 
+import spec
 from harness import Run
 from harness._plan import without_fault
 from harness._report import report_key
@@ -139,6 +141,40 @@ def _rules_of(item: pytest.Item) -> list[str]:
     return [r for marker in item.iter_markers("rule") for r in marker.args]
 
 
+@functools.cache
+def _operation_ids() -> frozenset[str]:
+    return frozenset(op.operation_id for op in spec.operations())
+
+
+def _mutated_operation(fault: str) -> str | None:
+    """The one operation a spec-derived mutant changes (its name starts with it), else None."""
+    head = fault.split(":", 1)[0]
+    return head if ":" in fault and head in _operation_ids() else None
+
+
+def _operations_named(item: pytest.Item) -> set[str]:
+    """The operations a generated test is parametrized with (none for a hand-written one)."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return set()
+    named = set()
+    for value in callspec.params.values():
+        if isinstance(value, spec.Operation):
+            named.add(value.operation_id)
+        elif isinstance(value, str) and value in _operation_ids():
+            named.add(value)
+    named |= set(callspec.id.replace("[", "-").split("-")) & _operation_ids()
+    return named
+
+
+def _beside_the_point(item: pytest.Item, fault: str) -> bool:
+    """A test generated for other operations than the one a mutant changes: it cannot see the
+    mutant (it never calls that operation's changed check), so it is not run under it."""
+    changed = _mutated_operation(fault)
+    named = _operations_named(item)
+    return changed is not None and bool(named) and changed not in named
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Keep each test only under the faults of its own rules, the tests of a fault together,
@@ -146,7 +182,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     matrix = _matrix(config)
     if matrix is None:
         return
-    idle = [i for i in items if (f := fault_of(i)) is None or matrix.rule_of[f] not in _rules_of(i)]
+    idle = [
+        i
+        for i in items
+        if (f := fault_of(i)) is None
+        or matrix.rule_of[f] not in _rules_of(i)
+        or _beside_the_point(i, f)
+    ]
     if idle:
         config.hook.pytest_deselected(items=idle)
     # One switch per fault: the tests of a fault run together.

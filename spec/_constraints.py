@@ -122,12 +122,17 @@ def _field_constraints(op: str, schema: Any, field: tuple[str, ...]) -> Iterator
                 yield Constraint(op, "body", (*field, name), "required", True)
     walked: set[str] = set()
     for part in parts(schema):
-        for name, sub in part.get("properties", {}).items():
+        for name in part.get("properties", {}):
             if name not in walked:
                 walked.add(name)
                 # A field described in several parts is walked once, through all of them.
-                merged = {"allOf": [p["properties"][name] for p in parts(schema)
-                                    if name in p.get("properties", {})]}
+                merged = {
+                    "allOf": [
+                        p["properties"][name]
+                        for p in parts(schema)
+                        if name in p.get("properties", {})
+                    ]
+                }
                 yield from _field_constraints(op, merged, (*field, name))
         if isinstance(part.get("items"), dict) and ITEMS not in walked:
             walked.add(ITEMS)
@@ -182,18 +187,51 @@ RULE_SUFFIXES: dict[str, tuple[str, ...]] = {
     "email": ("FIELD-EMAIL",),
     "phone": ("FIELD-PHONE",),
     "date": ("FIELD-DATE",),
-    "409": ("NAME-UNIQUE", "NAME-DUPLICATE", "DUPLICATE", "IDENTIFIER-UNIQUE", "CONFLICT"),
-    "422": ("FIELD-REQUIRED", "MISSING-FIELD", "FIELD-LENGTH"),
+    "409": (
+        "NAME-UNIQUE",
+        "NAME-DUPLICATE",
+        "DUPLICATE",
+        "IDENTIFIER-UNIQUE",
+        "CONFLICT",
+        "DUPLICATE-ON-REPLACE",
+    ),
+    "422": ("FIELD-REQUIRED", "MISSING-FIELD", "FIELD-LENGTH", "CRITERIA-LENGTH", "PAGING"),
     "201": ("CREATE-201", "WRITE-ACK"),
-    "200": ("WRITE-ACK", "UPDATE-200", "DELETE-200", "UPLOAD-200-ACK"),
+    "200": (
+        "WRITE-ACK",
+        "UPDATE-200",
+        "DELETE-200",
+        "UPLOAD-200-ACK",
+        "GET-FULL-RECORD",
+        "LIST-SHAPE",
+        "READ",
+        "SHAPE",
+        "ENVELOPE",
+        "RESPONSE",
+    ),
 }
 # Rules that bind every operation they apply to, whatever the operations they list.
 GENERAL_RULES = {"timestamp": "CONV-TIMESTAMP-UNPARSABLE-422"}
-# One operation's constraint whose rule the suffixes do not find: "operation:field:keyword".
-RULE_OF: dict[str, str] = {}
-def rules_of(operation_id: str) -> list[Rule]:
-    """The normative rules that list the operation."""
-    return [r for r in rules() if operation_id in r.operations and r.normative]
+# Constraints whose rule the suffixes do not find, by "operation:field:keyword" ("*" for any
+# operation or field).
+RULE_OF: dict[str, str] = {
+    "changeInviteStatus:status:required": "INV-STATUS-CHANGE-422",
+    "changeInviteStatus:status:enum": "INV-STATUS-CHANGE-422",
+    "createUser:password:pattern": "USER-PASSWORD-POLICY",
+    "updateUser:password:pattern": "USER-PASSWORD-POLICY",
+    "listInvites:visitorUUID:pattern": "INV-LIST-VISITOR-FILTER",
+    "listUsersDeprecated:*:*": "USER-LIST-DEPRECATED",
+    "createWatchlistEntry:*:required": "WL-ENTRY-IDENTIFYING-FIELD",
+    "updateWatchlistEntry:*:required": "WL-ENTRY-IDENTIFYING-FIELD",
+}
+
+
+def rules_of(operation_id: str, *, assumed: bool = False) -> list[Rule]:
+    """The rules that list the operation: the normative ones, then (``assumed``) ours."""
+    listing = [r for r in rules() if operation_id in r.operations]
+    return [r for r in listing if r.normative] + (
+        [r for r in listing if not r.normative] if assumed else []
+    )
 
 
 def syntax(constraint: Constraint) -> str:
@@ -217,10 +255,11 @@ def syntax(constraint: Constraint) -> str:
 def rule_for(constraint: Constraint, kind: str) -> str | None:
     """The rule whose tests must catch a mutant of ``constraint`` (``kind``: the keyword, or a
     pattern's syntax), or None when the catalogue has none."""
-    key = f"{constraint.operation_id}:{'.'.join(constraint.field)}:{constraint.keyword}"
-    if key in RULE_OF:
-        return RULE_OF[key]
-    rules = rules_of(constraint.operation_id)
+    op, path = constraint.operation_id, ".".join(constraint.field)
+    for key in (f"{op}:{path}:{constraint.keyword}", f"{op}:*:{constraint.keyword}", f"{op}:*:*"):
+        if key in RULE_OF:
+            return RULE_OF[key]
+    rules = rules_of(op, assumed=constraint.where == "status")
     for suffix in RULE_SUFFIXES.get(kind, ()):
         for rule in rules:
             if rule.id.endswith(suffix):

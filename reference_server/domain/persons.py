@@ -261,7 +261,7 @@ async def search_persons(call: Call) -> Response:
     )
     extra = policy.search_row_extra()
     rows = [row(r, extra) for r in found]
-    page = page_of(rows, body.get("start", 0), body.get("limit", 500))
+    page = page_of(rows, body["start"], body["limit"])  # defaults from the spec
     page["totalCount"] = policy.search_total(len(rows), page["countReturned"])
     return reply(200, page)
 

@@ -292,7 +292,7 @@ async def search_users(call: Call) -> Response:
     )
     extra = policy.search_row_extra()
     rows = [row(r, extra) for r in found]
-    return paged(rows, call.body.get("start", 0), call.body.get("limit", 500))
+    return paged(rows, call.body["start"], call.body["limit"])  # defaults from the spec
 
 
 @handles("getUser")

@@ -8,7 +8,6 @@ from typing import Any, cast
 
 from reference_server._policy import P, Policy, domain_policy, overridden_decisions
 
-
 # A mutation's ``value`` that takes the keyword out of the schema.
 REMOVED = "<removed>"
 

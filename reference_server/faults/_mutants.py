@@ -8,14 +8,18 @@ seam answers a neighbouring status (``Fault.swap``). A mutant names its constrai
 whose tests must catch it, found from the rule catalogue by the operation and the kind of
 constraint (:data:`RULE_SUFFIXES`; :data:`RULE_OF` where one operation's rule says otherwise).
 
-Some constraints give no mutant a correct suite could catch; they are listed, with the reason,
-in :data:`EQUIVALENT` and reported by ``amws-reference faults --mutants``.
+A constraint without a mutant of its own is accounted for in :func:`census`: covered by another
+constraint's mutant (a format beside its pattern, a status every operation shares), or
+equivalent (no request can tell its mutant from the contract), with the reason; a constraint no
+rule states is a gap, and a project test fails on it.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import spec
 from reference_server.faults._model import CATALOGUE, REMOVED, Fault, Mutation
@@ -49,11 +53,10 @@ NEIGHBOUR = {
     429: 503,
     451: 403,
 }
+# The virtual reader's paths, where the documents contradict each other on 400 and 422.
+READER_PATHS = "/api/ws/v1/virtual/"
 # Statuses every keyed operation documents for the same cause: one mutant each, on all of them.
 SHARED_STATUSES = (429,)
-
-# Constraints no deviation of which a request can tell apart from the contract, and why.
-EQUIVALENT: dict[str, str] = {}
 
 
 def _lengths(c: Constraint, low: int, high: int | None) -> Iterator[tuple[str, Mutation, str]]:
@@ -140,74 +143,170 @@ def _field_schema(c: Constraint) -> dict:
 
 
 def _status_rule(c: Constraint) -> str | None:
-    status = c.keyword
-    rules = rules_of(c.operation_id)
-    numbered = [r.id for r in rules if f"-{status}-" in f"{r.id}-"]
+    """The rule whose tests provoke this status on this operation: one naming the status in its
+    id, one of the kind :data:`RULE_SUFFIXES` gives, or the conventions' rule for it."""
+    status, op = c.keyword, spec.operation(c.operation_id)
+    numbered = [r.id for r in rules_of(c.operation_id, assumed=True) if f"-{status}-" in f"{r.id}-"]
     if numbered:
         return numbered[0]
-    by_status = {
+    has_uuid_path = any(
+        p.get("in") == "path" and inline(p.get("schema", {})).get("format") == "uuid"
+        for p in op.parameters()
+    )
+    conventions = {
         "401": "AUTH-INVALID-KEY-401",
         "403": "AUTH-PERMISSION-READ-WRITE",
         "404": "ERR-404-UNKNOWN-UUID",
         "400": "ERR-400-BODY",
         "429": "RATE-BUCKET-2000",
     }
-    return rule_for(c, status) or by_status.get(status)
+    if status == "422" and has_uuid_path:
+        conventions["422"] = "CONV-UUID-PATH-422"
+    if status in ("200", "201"):
+        # Any test that calls the operation successfully checks its status against the spec.
+        listing = rules_of(c.operation_id, assumed=True)
+        conventions[status] = listing[0].id if listing else "CONV-RESPONSE-CONFORMS"
+    return rule_for(c, status) or conventions.get(status)
 
 
-def derived() -> Iterator[Fault]:
-    """Every mutant of the contract, in the order of :func:`spec.constraints`."""
-    shared_done: set[int] = set()
+def _phone_width(c: Constraint) -> int | None:
+    """The longest value a field's pattern admits (None: unbounded or no pattern)."""
+    pattern = _field_schema(c).get("pattern")
+    if not pattern:
+        return None
+    width = int(re._parser.parse(pattern).getwidth()[1])  # type: ignore[attr-defined]
+    return None if width >= 2**16 else width
+
+
+# Statuses an operation documents without a cause any request could bring about.
+NO_CAUSE = {
+    "updateCredential:status:-:409": "the PUT row lists 409 but names no condition, and its "
+    "body carries no identifier to collide",
+    "changeInviteStatus:status:-:451": "a status change carries no visitor details to match a "
+    "watchlist; the documents give 451 only for invitation requests",
+}
+
+
+def _not_mutated(c: Constraint) -> tuple[str, str] | None:
+    """Why a constraint gives no mutant of its own: ("covered", by what) or ("equivalent",
+    why no request can tell its mutant from the contract); None when it gives mutants."""
+    if c.name in NO_CAUSE:
+        return "equivalent", NO_CAUSE[c.name]
+    if c.where == "status":
+        op = spec.operation(c.operation_id)
+        if c.keyword == "400" and op.path.startswith(READER_PATHS):
+            return "equivalent", (
+                "doc1 files an unreadable body under 400 and doc3's reader table under 422; "
+                "both readings are accepted on the reader's paths, so 422 for 400 is no deviation"
+            )
+        if int(c.keyword) in SHARED_STATUSES:
+            return "covered", f"*:status:{c.keyword}-answered-{NEIGHBOUR[int(c.keyword)]}"
+        return None
+    schema = _field_schema(c)
+    if c.keyword in ("pattern", "format") and syntax(c) == "uuid" and c.where == "body":
+        return "equivalent", (
+            "a reference by UUID: a value that is no UUID names no record, and the "
+            "reference check refuses it as the pattern would"
+        )
+    if c.keyword == "format" and "pattern" in schema:
+        return "covered", "the pattern's relaxed mutant (it relaxes both)"
+    if c.keyword == "maxLength":
+        width = _phone_width(c)
+        if width is not None and width < int(c.value):
+            return "equivalent", f"the pattern admits no value longer than {width} characters"
+    if c.keyword == "default" and spec.operation(c.operation_id).method != "POST":
+        return "equivalent", (
+            "a replace that leaves the field out keeps what the record holds (our reading), so "
+            "the default never applies"
+        )
+    return None
+
+
+@dataclass
+class Census:
+    """What became of each constraint of the contract: its mutants, or why it has none."""
+
+    faults: list[Fault] = field(default_factory=list)
+    mutants_of: dict[str, list[str]] = field(default_factory=dict)
+    covered: dict[str, str] = field(default_factory=dict)
+    equivalent: dict[str, str] = field(default_factory=dict)
+    unassigned: dict[str, str] = field(default_factory=dict)  # no rule states it: a gap
+
+
+def _status_fault(c: Constraint, rule: str) -> Fault:
+    status = int(c.keyword)
+    instead = NEIGHBOUR[status]
+    if status in SHARED_STATUSES:
+        ops = tuple(o.operation_id for o in spec.operations() if c.keyword in o.statuses)
+        name = f"*:status:{status}-answered-{instead}"
+    else:
+        ops = (c.operation_id,)
+        name = f"{c.operation_id}:status:{status}-answered-{instead}"
+    does = f"{name.split(':')[0]} answers {instead} where {status} is due"
+    return Fault(name, rule, does, operations=ops, swap=(status, instead), constraint=c.name)
+
+
+@functools.cache
+def census() -> Census:
+    """Every mutant of the contract, in the order of :func:`spec.constraints`, and what became
+    of the constraints that give none."""
+    found = Census()
     for c in constraints():
-        if c.name in EQUIVALENT:
+        why = _not_mutated(c)
+        shared = c.where == "status" and int(c.keyword) in SHARED_STATUSES
+        first_shared = shared and not any(
+            f.swap and f.swap[0] == int(c.keyword) for f in found.faults
+        )
+        if why is not None and not first_shared:
+            (found.covered if why[0] == "covered" else found.equivalent)[c.name] = why[1]
             continue
         if c.where == "status":
-            status = int(c.keyword)
-            if status not in NEIGHBOUR:
+            if int(c.keyword) not in NEIGHBOUR:
+                found.unassigned[c.name] = "no neighbouring status is defined for it"
                 continue
             rule = _status_rule(c)
             if rule is None:
+                found.unassigned[c.name] = "no rule lists the operation for this status"
                 continue
-            if status in SHARED_STATUSES:
-                if status in shared_done:
-                    continue
-                shared_done.add(status)
-                ops = tuple(
-                    o.operation_id for o in spec.operations() if str(status) in o.statuses
-                )
-                name = f"*:status:{status}-answered-{NEIGHBOUR[status]}"
-            else:
-                ops = (c.operation_id,)
-                name = f"{c.operation_id}:status:{status}-answered-{NEIGHBOUR[status]}"
-            does = f"{name.split(':')[0]} answers {NEIGHBOUR[status]} where {status} is due"
-            yield Fault(
-                name, rule, does, operations=ops, swap=(status, NEIGHBOUR[status]),
-                constraint=c.name,
-            )
+            fault = _status_fault(c, rule)
+            found.faults.append(fault)
+            found.mutants_of[c.name] = [fault.name]
             continue
-        schema = _field_schema(c)
-        for label, mutation, kind in _mutations(c, schema):
+        names = []
+        for label, mutation, kind in _mutations(c, _field_schema(c)):
             rule = rule_for(c, kind)
             if rule is None:
+                found.unassigned[c.name] = f"no rule of the operation states its {kind}"
                 continue
-            field = ".".join(c.field)
-            name = f"{c.operation_id}:{c.where}:{field}:{c.keyword}-{label}"
+            path = ".".join(c.field)
+            name = f"{c.operation_id}:{c.where}:{path}:{c.keyword}-{label}"
             shown = "removed" if mutation.value == REMOVED else repr(mutation.value)
-            does = f"{c.operation_id} {c.where} {field}: {mutation.keyword} {shown} ({label})"
-            yield Fault(
-                name, rule, does, operations=(c.operation_id,), mutation=mutation,
-                constraint=c.name,
+            does = f"{c.operation_id} {c.where} {path}: {mutation.keyword} {shown} ({label})"
+            found.faults.append(
+                Fault(
+                    name,
+                    rule,
+                    does,
+                    operations=(c.operation_id,),
+                    mutation=mutation,
+                    constraint=c.name,
+                )
             )
+            names.append(name)
+        if names:
+            found.mutants_of[c.name] = names
+        elif c.name not in found.unassigned:
+            found.unassigned[c.name] = "no deviation of it is defined"
+    return found
 
 
 @functools.cache
 def register() -> int:
     """Add the mutants to the catalogue (after the hand-written faults); how many."""
-    count = 0
-    for fault in derived():
+    faults = census().faults
+    for fault in faults:
         CATALOGUE[fault.name] = fault
-        count += 1
-    return count
+    return len(faults)
 
 
 register()

@@ -1,0 +1,79 @@
+"""The spec-derived mutants: every documented constraint is accounted for, and a mutant changes
+exactly its constraint at the validation or response seam (the self-check proves each is caught).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+
+import pytest
+
+from reference_server.faults import CATALOGUE
+from reference_server.faults import _mutants as mutants
+from spec import _constraints
+
+V1 = "/api/ws/v1"
+
+
+def test_every_constraint_has_a_mutant_or_a_reason() -> None:
+    found = mutants.census()
+    accounted = set(found.mutants_of) | set(found.covered) | set(found.equivalent)
+    names = {c.name for c in _constraints.constraints()}
+    assert not found.unassigned, found.unassigned
+    assert names == accounted
+    assert len(found.faults) >= 1000
+    assert all(reason for reason in {**found.covered, **found.equivalent}.values())
+
+
+def test_a_new_constraint_without_a_rule_is_a_gap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the test above guards against: a constraint added to the spec that no rule states
+    and no mutant changes shows up as unassigned (and fails it)."""
+    first = next(c for c in _constraints.constraints() if c.keyword == "maxLength")
+    new = replace(first, operation_id="listVehicles", field=("brandNew",))
+    monkeypatch.setattr(mutants, "constraints", lambda: (*_constraints.constraints(), new))
+    mutants.census.cache_clear()
+    try:
+        assert new.name in mutants.census().unassigned
+    finally:
+        monkeypatch.undo()
+        mutants.census.cache_clear()
+
+
+def test_every_mutant_is_in_the_catalogue_with_its_rule() -> None:
+    import spec
+
+    rules = {r.id for r in spec.rules()}
+    derived = [f for f in CATALOGUE.values() if f.constraint]
+    assert len(derived) == len(mutants.census().faults)
+    assert all(f.rule in rules for f in derived)
+    assert all(f.mutation is not None or f.swap is not None for f in derived)
+
+
+def test_a_length_mutant_moves_the_bound_by_one(faulty) -> None:
+    above = "createDepartment:body:name:maxLength-above-accepted"
+    refused = "createDepartment:body:name:maxLength-bound-refused"
+    departments = f"{V1}/departments"
+    with faulty(above).client() as api:
+        assert api.post(departments, json={"name": "a" * 101}).status_code == 201
+        assert api.post(departments, json={"name": "b" * 102}).status_code == 422
+    with faulty(refused).client() as api:
+        assert api.post(departments, json={"name": "c" * 100}).status_code == 422
+        assert api.post(departments, json={"name": "d" * 99}).status_code == 201
+    with faulty().client() as api:  # the correct server, for contrast
+        assert api.post(departments, json={"name": "e" * 101}).status_code == 422
+        assert api.post(departments, json={"name": "f" * 100}).status_code == 201
+
+
+def test_an_optional_mutant_and_a_query_mutant(faulty) -> None:
+    with faulty("createDepartment:body:name:required-optional").client() as api:
+        assert api.post(f"{V1}/departments", json={}).status_code != 422
+    with faulty("listVehicles:query:limit:maximum-above-accepted").client() as api:
+        assert api.get(f"{V1}/vehicles", params={"limit": 1001}).status_code == 200
+        assert api.get(f"{V1}/vehicles", params={"limit": 1002}).status_code == 400
+
+
+def test_a_status_mutant_answers_its_neighbour_on_its_operation_only(faulty) -> None:
+    with faulty("getDepartment:status:404-answered-400").client() as api:
+        assert api.get(f"{V1}/departments/{uuid.uuid4()}").status_code == 400
+        assert api.get(f"{V1}/organisations/{uuid.uuid4()}").status_code == 404
