@@ -81,7 +81,7 @@ class Target:
         self.op = spec.operation(case.op)
         self.reader = self.op.path.startswith(READER)
         self.sent = 0
-        maker = _Maker(api, factories)
+        maker = self.maker = _Maker(api, factories)
         self.url = maker.path(self.op.path)  # an update's record: made here, once
         self.base: Callable[[], dict[str, Any]]
         if self.reader:
@@ -170,10 +170,11 @@ class Target:
             out.append(item)
         return out, skipped
 
-    def minimal(self) -> dict[str, Any] | None:
-        """A body of only the required fields (one alternative of a group), or None."""
+    def minimal(self) -> list[dict[str, Any]]:
+        """Bodies of only the required fields: one per alternative of a group (a field that is
+        one of several), each alternative alone, so an alternative made optional shows."""
         if not any(c.keyword == "required" for c in self.case.found):
-            return None
+            return []
         base = self.base()
         body = {k: base[k] for k in plain_required(self.case.op) if k in base}
         grouped = [
@@ -181,11 +182,17 @@ class Target:
             for c in self.case.found
             if c.keyword == "required" and in_branch(self.case.op, c.field[0], "required")
         ]
-        for name in grouped:
-            if name in base:
-                body[name] = base[name]
-                break
-        return body or None
+        if not grouped:
+            return [body] if body else []
+        return [{**body, name: self.alternative(name, base)} for name in grouped]
+
+    def alternative(self, name: str, base: dict[str, Any]) -> Any:
+        """A valid value of a field the base body may lack: a holder made for it."""
+        if name in base:
+            return base[name]
+        if name.endswith("Uuid"):
+            return self.maker.new(f"{V1}/{name.removesuffix('Uuid')}s")
+        return self.text(name, 8)
 
 
 def _keywords(case: Case, name: str) -> set[str]:
@@ -228,8 +235,7 @@ def test_documented_bounds_accepted(
                 f"[{describe(items)}] answered {answer.status_code}"
                 + (f", naming {named}" if named else f": {answer.text[:300]}")
             )
-    minimal = target.minimal()
-    if minimal is not None:
+    for minimal in target.minimal():
         fields = [Item(k, v) for k, v in minimal.items()]
         answer = target.send(minimal, fields)
         if not target.accepts(answer.status_code, fields):
