@@ -167,6 +167,12 @@ def _operations_named(item: pytest.Item) -> set[str]:
     return named
 
 
+def _aimed_at(item: pytest.Item, fault: str | None) -> bool:
+    """Whether a test is generated for the one operation the mutant ``fault`` changes."""
+    changed = _mutated_operation(fault) if fault else None
+    return changed is not None and changed in _operations_named(item)
+
+
 def _beside_the_point(item: pytest.Item, fault: str) -> bool:
     """A test generated for other operations than the one a mutant changes: it cannot see the
     mutant (it never calls that operation's changed check), so it is not run under it."""
@@ -193,7 +199,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=idle)
     # One switch per fault: the tests of a fault run together.
     kept = [i for i in items if i not in idle]
-    items[:] = sorted(kept, key=lambda i: str(fault_of(i)))
+    # Within a mutant's tests, those generated for the operation it changes go first: one of
+    # them kills it, and the rest (which may pace on a drained bucket) are then skipped.
+    items[:] = sorted(kept, key=lambda i: (str(fault_of(i)), not _aimed_at(i, fault_of(i))))
     for item in items:
         fault = fault_of(item)
         if fault is not None:

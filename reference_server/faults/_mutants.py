@@ -169,13 +169,43 @@ def _status_rule(c: Constraint) -> str | None:
     return rule_for(c, status) or conventions.get(status)
 
 
-def _phone_width(c: Constraint) -> int | None:
-    """The longest value a field's pattern admits (None: unbounded or no pattern)."""
-    pattern = _field_schema(c).get("pattern")
-    if not pattern:
+def _pattern_widths(c: Constraint) -> tuple[int, int] | None:
+    """The shortest and longest value the pattern the server enforces on the field admits
+    (documented or ours), or None without a pattern."""
+    op = spec.operation(c.operation_id)
+    nodes = properties_at(body_schema(op, spec.enforced()), c.field) if c.where == "body" else []
+    patterns = [p["pattern"] for node in nodes for p in parts(node) if "pattern" in p]
+    if not patterns or not patterns[0].startswith("^"):
         return None
-    width = int(re._parser.parse(pattern).getwidth()[1])  # type: ignore[attr-defined]
-    return None if width >= 2**16 else width
+    low, high = re._parser.parse(patterns[0]).getwidth()  # type: ignore[attr-defined]
+    return int(low), int(high)
+
+
+# Fields whose emptiness our assumed reading of "holds a value" refuses (x-assumed-schema on
+# WatchlistEntryBody, enforced by the server): a mutant letting them be left out or empty
+# changes nothing the server answers.
+HOLDS_A_VALUE = ("createWatchlistEntry", "updateWatchlistEntry")
+
+
+def _shadowed(c: Constraint, label: str, mutation: Mutation) -> str | None:
+    """Why one mutant of ``c`` answers every request as the correct server does, if it does:
+    another constraint the server enforces on the field refuses what the mutant lets through,
+    or accepts nothing the mutant refuses."""
+    if c.operation_id in HOLDS_A_VALUE and label in ("optional", "below-accepted"):
+        return (
+            "our assumed reading of 'holds a value' on a watchlist entry (x-assumed-schema) "
+            "still refuses an entry whose identifying fields are all missing or empty"
+        )
+    widths = _pattern_widths(c) if c.keyword in ("minLength", "maxLength") else None
+    if widths is None:
+        return None
+    low, high = widths
+    moved = int(mutation.value)
+    if c.keyword == "maxLength" and high <= min(moved, int(c.value)):
+        return f"the field's pattern admits no value longer than {high} characters"
+    if c.keyword == "minLength" and low >= max(moved, int(c.value)):
+        return f"the field's pattern admits no value shorter than {low} characters"
+    return None
 
 
 # Statuses an operation documents without a cause any request could bring about.
@@ -210,10 +240,6 @@ def _not_mutated(c: Constraint) -> tuple[str, str] | None:
         )
     if c.keyword == "format" and "pattern" in schema:
         return "covered", "the pattern's relaxed mutant (it relaxes both)"
-    if c.keyword == "maxLength":
-        width = _phone_width(c)
-        if width is not None and width < int(c.value):
-            return "equivalent", f"the pattern admits no value longer than {width} characters"
     if c.keyword == "default" and spec.operation(c.operation_id).method != "POST":
         return "equivalent", (
             "a replace that leaves the field out keeps what the record holds (our reading), so "
@@ -274,12 +300,16 @@ def census() -> Census:
             continue
         names = []
         for label, mutation, kind in _mutations(c, _field_schema(c)):
+            path = ".".join(c.field)
+            name = f"{c.operation_id}:{c.where}:{path}:{c.keyword}-{label}"
+            why_same = _shadowed(c, label, mutation)
+            if why_same is not None:
+                found.equivalent[name] = why_same
+                continue
             rule = rule_for(c, kind)
             if rule is None:
                 found.unassigned[c.name] = f"no rule of the operation states its {kind}"
                 continue
-            path = ".".join(c.field)
-            name = f"{c.operation_id}:{c.where}:{path}:{c.keyword}-{label}"
             shown = "removed" if mutation.value == REMOVED else repr(mutation.value)
             does = f"{c.operation_id} {c.where} {path}: {mutation.keyword} {shown} ({label})"
             found.faults.append(
@@ -295,6 +325,8 @@ def census() -> Census:
             names.append(name)
         if names:
             found.mutants_of[c.name] = names
+        elif any(n.startswith(f"{c.name}-") for n in found.equivalent):
+            found.equivalent[c.name] = "each of its mutants is equivalent (listed by name)"
         elif c.name not in found.unassigned:
             found.unassigned[c.name] = "no deviation of it is defined"
     return found
