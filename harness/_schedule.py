@@ -11,14 +11,24 @@ next request ends it as *not run (time)* and the cleanup starts.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import spec
-from harness._forecast import Bucket, Model, Step, forecast, minimum
+from harness._forecast import (
+    MAX_DRAIN_REQUESTS,
+    MAX_REAL_TIME_WAIT_SECONDS,
+    Bucket,
+    Drain,
+    Model,
+    Step,
+    forecast,
+    minimum,
+    on_target,
+)
 from harness._plan import CostTable, Plan, build, units_of
-from harness._profile import KEY_NAMES
+from harness._profile import DOCUMENTED_BUCKET, KEY_NAMES
 from harness._spend import FAILED_AUTH
 
 if TYPE_CHECKING:
@@ -54,6 +64,25 @@ def buckets_of(profile: Profile) -> dict[str, Bucket]:
     return {n: Bucket(s["capacity"], s["refill_per_minute"]) for n, s in found.items()}
 
 
+def drained_buckets(profile: Profile) -> dict[str, Bucket]:
+    """The buckets tests empty on purpose, as the profile declares them: the ``rate_limit``
+    key's, and the one a fresh unknown key's failures pay from (the ``default`` bucket, which
+    the failed-authentication test drains)."""
+    default = (profile.data.get("rate_limits") or {}).get("default") or DOCUMENTED_BUCKET
+    found = {UNPACED: profile.bucket(UNPACED), FAILED_AUTH: default}
+    return {n: Bucket(s["capacity"], s["refill_per_minute"]) for n, s in found.items()}
+
+
+# The cost table is measured on the embedded reference server, where the drained buckets are
+# the documented one.
+MEASURED_DRAIN = Bucket(DOCUMENTED_BUCKET["capacity"], DOCUMENTED_BUCKET["refill_per_minute"])
+# The dearest request of each drained bucket: a burst to the first 429 leaves less than it.
+DEAREST = {
+    UNPACED: max(int(op.rate_cost or 0) for op in spec.operations()),
+    FAILED_AUTH: spec.rate_limit().failed_authentication_cost,
+}
+
+
 @dataclass
 class Schedule:
     plan: Plan
@@ -61,6 +90,9 @@ class Schedule:
     order: list[str] = field(default_factory=list)  # the kept tests, in run order
     left_out: int = 0
     forecast_seconds: float | None = None
+    # Kept tests the forecast counts for nothing: they skip on the profile's buckets (why).
+    skipping: dict[str, str] = field(default_factory=dict)
+    latency: float | None = None  # seconds a request, as the forecast took it
     deadline: float | None = None  # time.monotonic() by which the last test must end
     out_of_time: bool = False
     _paid: set[str] = field(default_factory=set)
@@ -142,7 +174,10 @@ class Schedule:
         return sorted(range(len(nodeids)), key=key)
 
     # -- the forecast -------------------------------------------------------------------
-    def _step(self, nodeid: str, paid: set[str]) -> Step:
+    def _step(self, nodeid: str, paid: set[str], profile: Profile | None = None) -> Step:
+        """``nodeid`` as the table measured it (the shared set-ups not in ``paid`` added); with
+        ``profile``, the bucket it drains on purpose, if any: one it left less than its dearest
+        request's units in (what a burst to the first 429 leaves)."""
         entry = self.table.tests.get(nodeid, {})
         units = dict(entry.get("units", {}))
         for setup in entry.get("uses", ()):
@@ -150,11 +185,20 @@ class Schedule:
                 paid.add(setup)
                 for bucket, spent in self.table.setup_units(setup).items():
                     units[bucket] = units.get(bucket, 0) + spent
+        drain = None
+        if profile is not None:
+            declared = drained_buckets(profile)
+            drained = [
+                b for b in declared if units.get(b, 0) > MEASURED_DRAIN.capacity - DEAREST[b]
+            ]
+            if drained:
+                drain = Drain(drained[0], MEASURED_DRAIN, declared[drained[0]])
         return Step(
             units,
             int(entry.get("requests", 0)),
             float(entry.get("seconds", 0.0)),
             float(entry.get("target_seconds", 0.0)),
+            drain,
         )
 
     def units(self) -> dict[str, int]:
@@ -165,16 +209,21 @@ class Schedule:
         return spent
 
     def predict(self, profile: Profile, latency: float) -> float:
-        """Seconds the kept tests take on the profile's buckets, run in order."""
+        """Seconds the kept tests take on the profile's buckets, run in order; the tests that
+        will skip there as not configured count for nothing (``skipping`` names them)."""
         paid: set[str] = set()
         preflight = self.table.measured.get("preflight", {})
         steps = [Step(dict(preflight.get("units", {})), int(preflight.get("requests", 0)))]
-        steps += [self._step(n, paid) for n in self.order]
+        tests = [self._step(n, paid, profile) for n in self.order]
+        real_time = profile.section("control") is None
+        self.skipping = {}
+        for nodeid, step in zip(self.order, tests, strict=True):
+            reason = on_target(step, real_time)[1]
+            if reason is not None:
+                self.skipping[nodeid] = reason
+        self.latency = latency
         self.forecast_seconds = forecast(
-            steps,
-            buckets_of(profile),
-            latency=latency,
-            real_time_waits=profile.section("control") is None,
+            steps + tests, buckets_of(profile), latency=latency, real_time_waits=real_time
         )
         return self.forecast_seconds
 
@@ -185,10 +234,20 @@ class Schedule:
         buckets = buckets_of(profile)
         shown = ", ".join(f"{b} {u:,}" for b, u in sorted(units.items(), key=lambda i: -i[1]))
         slowest = minimum({b: u for b, u in units.items() if b != UNPACED}, buckets)
+        left = []
+        if self.skipping:
+            left.append(
+                f"{_tests(len(self.skipping))} that skip as not configured on its buckets "
+                f"({_bounds(self.skipping.values())})"
+            )
+        unknown = sum(1 for n in self.order if n not in self.table.tests)
+        if unknown:
+            left.append(f"{_tests(unknown)} the cost table does not hold yet")
+        skipped = f"; not counted: {', '.join(left)}" if left else ""
         return (
             f"amws plan {self.plan.name}: {len(self.order)} tests ({self.left_out} left out); "
             f"units {shown or 'none measured'}; forecast {seconds / 60:.1f} min on this "
-            f"profile's buckets (slowest bucket alone {slowest / 60:.1f} min)"
+            f"profile's buckets (slowest bucket alone {slowest / 60:.1f} min){skipped}"
         )
 
     # -- the deadline -------------------------------------------------------------------
@@ -232,5 +291,25 @@ class Schedule:
             "forecast_minutes": (
                 None if self.forecast_seconds is None else round(self.forecast_seconds / 60, 1)
             ),
+            # Unrounded, with the seconds a request it took: to hold against duration_seconds.
+            "forecast_seconds": (
+                None if self.forecast_seconds is None else round(self.forecast_seconds, 1)
+            ),
+            "forecast_latency": self.latency,
+            "forecast_skips": dict(sorted(self.skipping.items())),
             "cost_table": self.table.measured.get("commit"),
         }
+
+
+def _bounds(reasons: Iterable[str]) -> str:
+    """The bounds the skipping tests are over, each named once."""
+    found = []
+    if any("drain" in r for r in reasons):
+        found.append(f"a drain over {MAX_DRAIN_REQUESTS:,} requests")
+    if any("wait" in r and "drain" not in r for r in reasons):
+        found.append(f"a real-time wait over {MAX_REAL_TIME_WAIT_SECONDS:,.0f} s")
+    return " or ".join(found)
+
+
+def _tests(count: int) -> str:
+    return f"{count} test" if count == 1 else f"{count} tests"
