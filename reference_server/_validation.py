@@ -18,7 +18,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
@@ -26,13 +26,11 @@ from jsonschema.exceptions import ValidationError
 import spec
 from reference_server._errors import ApiError, invalid_fields
 from reference_server._json_body import nul_fields
+from reference_server._mutation import REMOVED, Mutation
 from reference_server._policy import Policy
 from reference_server._time import normalise
 from spec._constraints import body_schema, inline, parts, properties_at
 from spec._schemas import pointer as spec_pointer
-
-if TYPE_CHECKING:
-    from reference_server.faults._model import Mutation
 
 _TIMESTAMP_REF = "#/components/schemas/TimestampIn"
 
@@ -207,8 +205,6 @@ def _integers(schema: Any, body: dict[str, Any]) -> dict[str, Any]:
 def _mutated(schema: Any, mutation: Mutation) -> Any:
     """A copy of an inlined ``schema`` with one documented constraint changed (the validation
     seam of the spec-derived mutants, ``reference_server/faults/_mutants.py``)."""
-    from reference_server.faults._model import REMOVED  # the seam reads the fault's data only
-
     schema = copy.deepcopy(schema)
     if mutation.keyword == "required":
         for parent in properties_at(schema, mutation.field[:-1]):

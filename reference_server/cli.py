@@ -178,7 +178,7 @@ def _list_faults(args: argparse.Namespace) -> int:
         for f in CATALOGUE.values()
         if not (args.hand_written and f.constraint) and not (args.mutants and not f.constraint)
     ]
-    rows = [(f.name, f.rule, f.seam[:60], f.does) for f in faults]
+    rows = [(f.name, f.rule, f.seam, f.does) for f in faults]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + row[3])

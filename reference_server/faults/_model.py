@@ -4,28 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
+from reference_server._mutation import REMOVED, Mutation
 from reference_server._policy import P, Policy, domain_policy, overridden_decisions
-
-# A mutation's ``value`` that takes the keyword out of the schema.
-REMOVED = "<removed>"
-
-
-@dataclass(frozen=True)
-class Mutation:
-    """One documented constraint changed, as the validation seam applies it: ``keyword`` of
-    ``field`` (a path of property names, ``[]`` for an array's items) in the operation's JSON
-    body or query parameter set to ``value`` (or taken out, :data:`REMOVED`); ``required`` takes
-    the field out of its parent's required list."""
-
-    where: str  # "body" or "query"
-    field: tuple[str, ...]
-    keyword: str
-    value: Any = REMOVED
-    # Keywords taken out of the field's schema together with ``keyword`` (a pattern and the
-    # format that says the same thing are relaxed as one).
-    also_removed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +40,8 @@ class Fault:
         if self.mutation is not None:
             m = self.mutation
             value = "removed" if m.value == REMOVED else repr(m.value)
+            if isinstance(m.value, list):
+                value = f"[{len(m.value)} values]"
             seams.append(f"validation: {m.where} {'.'.join(m.field)} {m.keyword} {value}")
         if self.swap:
             seams.append(f"response: {self.swap[0]} answered {self.swap[1]}")

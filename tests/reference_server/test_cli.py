@@ -251,8 +251,10 @@ def test_faults_command_lists_the_catalogue() -> None:
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    *lines, summary = [line for line in result.stdout.splitlines() if line.strip()]
     assert len(lines) == len(CATALOGUE)
+    mutants = sum(bool(f.constraint) for f in CATALOGUE.values())
+    assert f"{len(CATALOGUE) - mutants} hand-written faults, {mutants} spec-derived" in summary
     listed = {line.split()[0]: line for line in lines}
     assert set(listed) == set(CATALOGUE)
     for name, fault in CATALOGUE.items():
