@@ -28,6 +28,7 @@ from PIL import Image
 import spec
 from fixtures.images import jpeg_bytes
 from harness._checks import check
+from harness._forecast import Bucket, undrainable
 from suites.rules import _media as media
 from suites.rules import _people_records as records
 from suites.rules._media import Link
@@ -192,6 +193,11 @@ def test_links_draw_nothing_from_the_key_bucket(
     size = profile.bucket("rate_limit")
     capacity, per_second = size["capacity"], size["refill_per_minute"] / 60
     cost = spec.operation("downloadPhoto").rate_cost or 0
+    # The drain below is bounded like every drain of the suite: a declared bucket it cannot
+    # empty within MAX_DRAIN_REQUESTS is not configured for this test (the figures say why).
+    reason = undrainable(Bucket(capacity, size["refill_per_minute"]), cost, 0.0)
+    if reason is not None:
+        pytest.skip(reason)
     read = pictured[1]
     photo, thumbnail = _links(profile, read)
     # The upload it was claimed from is not the photo's identifier, whatever the read shows.
