@@ -169,7 +169,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _list_faults(args: argparse.Namespace) -> int:
     found = census()
     if args.without_mutant:
-        for kind, reasons in (("covered", found.covered), ("equivalent", found.equivalent)):
+        for kind, reasons in (
+            ("covered", found.covered),
+            ("equivalent", found.equivalent),
+            ("undecidable", found.undecidable),
+        ):
             for name, reason in reasons.items():
                 print(f"{name}  {kind}: {reason}")
         return 0
@@ -186,7 +190,8 @@ def _list_faults(args: argparse.Namespace) -> int:
     print(
         f"{len(CATALOGUE) - mutants} hand-written faults, {mutants} spec-derived mutants; "
         f"{len(found.covered)} constraints covered by another's mutant, "
-        f"{len(found.equivalent)} equivalent (--without-mutant lists them)"
+        f"{len(found.equivalent)} equivalent, {len(found.undecidable)} undecidable "
+        "(--without-mutant lists them)"
     )
     return 0
 

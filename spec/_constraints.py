@@ -184,6 +184,7 @@ RULE_SUFFIXES: dict[str, tuple[str, ...]] = {
     "enum": ("FIELD-ENUM", "FILTER-VALUES", "REGISTRATIONS-STATUS"),
     "required": ("FIELD-REQUIRED", "MISSING-FIELD"),
     "default": ("DEFAULTS", "PAGING", "ENABLED-DEFAULT"),
+    "404": ("NOT-FOUND",),
     "email": ("FIELD-EMAIL",),
     "phone": ("FIELD-PHONE",),
     "date": ("FIELD-DATE",),
@@ -220,7 +221,11 @@ RULE_OF: dict[str, str] = {
     "createUser:password:pattern": "USER-PASSWORD-POLICY",
     "updateUser:password:pattern": "USER-PASSWORD-POLICY",
     "listInvites:visitorUUID:pattern": "INV-LIST-VISITOR-FILTER",
-    "listUsersDeprecated:*:*": "USER-LIST-DEPRECATED",
+    "listUsersDeprecated:start:*": "USER-LIST-DEPRECATED",
+    "listUsersDeprecated:limit:*": "USER-LIST-DEPRECATED",
+    "listUsersDeprecated::400": "USER-LIST-DEPRECATED",
+    # A permitted trigger fires a real relay: the matrix's full-key case runs only where one may.
+    "triggerAccessControlPoint::200": "ACP-TRIGGER-ONCE",
     "createWatchlistEntry:*:required": "WL-ENTRY-IDENTIFYING-FIELD",
     "updateWatchlistEntry:*:required": "WL-ENTRY-IDENTIFYING-FIELD",
 }
@@ -256,7 +261,8 @@ def rule_for(constraint: Constraint, kind: str) -> str | None:
     """The rule whose tests must catch a mutant of ``constraint`` (``kind``: the keyword, or a
     pattern's syntax), or None when the catalogue has none."""
     op, path = constraint.operation_id, ".".join(constraint.field)
-    for key in (f"{op}:{path}:{constraint.keyword}", f"{op}:*:{constraint.keyword}", f"{op}:*:*"):
+    keyword = constraint.keyword
+    for key in (f"{op}:{path}:{keyword}", f"{op}:{path}:*", f"{op}:*:{keyword}", f"{op}:*:*"):
         if key in RULE_OF:
             return RULE_OF[key]
     rules = rules_of(op, assumed=constraint.where == "status")

@@ -25,6 +25,7 @@ import spec
 from reference_server._mutation import REMOVED, Mutation
 from reference_server.faults._model import CATALOGUE, Fault
 from spec._constraints import (
+    RULE_OF,
     Constraint,
     body_schema,
     constraints,
@@ -120,7 +121,10 @@ def _mutations(c: Constraint, schema: dict) -> Iterator[tuple[str, Mutation, str
         elif isinstance(value, int):
             changed = value + 1
         else:
-            options = [v for v in schema.get("enum", []) if v != value]
+            # A text default: another listed value (or, where the parameter is deliberately
+            # open, another of its documented examples).
+            listed = schema.get("enum") or schema.get("examples") or []
+            options = [v for v in listed if v != value]
             if not options:
                 return
             changed = options[0]
@@ -143,34 +147,68 @@ def _field_schema(c: Constraint) -> dict:
     return merged
 
 
-def _status_rule(c: Constraint) -> str | None:
-    """The rule whose tests provoke this status on this operation: one naming the status in its
-    id, one of the kind :data:`RULE_SUFFIXES` gives, or the conventions' rule for it."""
-    status, op = c.keyword, spec.operation(c.operation_id)
-    numbered = [r.id for r in rules_of(c.operation_id, assumed=True) if f"-{status}-" in f"{r.id}-"]
-    if numbered:
-        return numbered[0]
-    has_uuid_path = any(
+def _takes_json(op: spec.Operation) -> bool:
+    return body_schema(op) is not None
+
+
+def _has_uuid_path(op: spec.Operation) -> bool:
+    return any(
         p.get("in") == "path" and inline(p.get("schema", {})).get("format") == "uuid"
         for p in op.parameters()
     )
-    conventions = {
-        "401": "AUTH-INVALID-KEY-401",
-        "403": "AUTH-PERMISSION-READ-WRITE",
-        "404": "ERR-404-UNKNOWN-UUID",
-        "400": "ERR-400-BODY",
-        "429": "RATE-BUCKET-2000",
-    }
-    if status == "422" and has_uuid_path:
-        conventions["422"] = "CONV-UUID-PATH-422"
-    if status in ("200", "201"):
-        # Any test that calls the operation successfully checks its status against the spec;
-        # the permission matrix calls every keyed operation so with the full key.
-        if op.keyed:
-            return "AUTH-PERMISSION-READ-WRITE"
+
+
+def _queried_400(op: spec.Operation) -> bool:
+    """Whether a query parameter of the operation is refused with 400 (its x-invalid-status)."""
+    return any(
+        p.get("in") == "query" and int(p.get("x-invalid-status", 400)) == 400
+        for p in op.parameters()
+        if "minimum" in inline(p.get("schema", {})) or "pattern" in inline(p.get("schema", {}))
+    )
+
+
+def _status_rule(c: Constraint) -> tuple[str | None, str]:
+    """The rule whose tests provoke this status on this operation (or None, and why no request
+    can): the conventions' generated tests where they cover it (keys, permissions, malformed
+    bodies, path parameters, unknown UUIDs), else a rule naming the status in its id, else one
+    of the kind :data:`RULE_SUFFIXES` gives."""
+    status, op = c.keyword, spec.operation(c.operation_id)
+    explicit = RULE_OF.get(f"{c.operation_id}::{status}")
+    if explicit:
+        return explicit, ""
+    if op.keyed and status == "401":
+        return "AUTH-INVALID-KEY-401", ""
+    if op.keyed and status == "403":
+        return "AUTH-PERMISSION-READ-WRITE", ""
+    if op.keyed and status in ("200", "201"):
+        # The permission matrix calls every keyed operation with the full key, and every call
+        # is checked against the statuses the spec documents for it.
+        return "AUTH-PERMISSION-READ-WRITE", ""
+    if status == "422" and _has_uuid_path(op):
+        return "CONV-UUID-PATH-422", ""
+    if status == "404" and _has_uuid_path(op):
+        return "ERR-404-UNKNOWN-UUID", ""
+    if status == "429":
+        return "RATE-BUCKET-2000", ""
+    numbered = [r.id for r in rules_of(c.operation_id, assumed=True) if f"-{status}-" in f"{r.id}-"]
+    if numbered:
+        return numbered[0], ""
+    if status == "400" and op.keyed:
+        if _takes_json(op):
+            return "ERR-400-BODY", ""
+        if _has_uuid_path(op):
+            return "ERR-400-MISSING-PATH-PARAMETER", ""
+        if _queried_400(op):
+            return rule_for(c, "minimum"), ""
+        return None, (
+            "the documents list 400 for a malformed request, and this operation takes no body, "
+            "path parameter or checked query parameter a request could get wrong"
+        )
+    found = rule_for(c, status)
+    if found is None and status in ("200", "201"):
         listing = rules_of(c.operation_id, assumed=True)
-        conventions[status] = listing[0].id if listing else "CONV-RESPONSE-CONFORMS"
-    return rule_for(c, status) or conventions.get(status)
+        found = listing[0].id if listing else None
+    return found, "no rule lists the operation for this status"
 
 
 def _pattern_widths(c: Constraint) -> tuple[int, int] | None:
@@ -237,6 +275,11 @@ def _not_mutated(c: Constraint) -> tuple[str, str] | None:
             return "covered", f"*:status:{c.keyword}-answered-{NEIGHBOUR[int(c.keyword)]}"
         return None
     schema = _field_schema(c)
+    if c.keyword in ("pattern", "format") and syntax(c) == "uuid" and c.where == "query":
+        return "undecidable", (
+            "the documents say the parameter names a record by UUID, not that a malformed one "
+            "is refused; no normative test may require the refusal"
+        )
     if c.keyword in ("pattern", "format") and syntax(c) == "uuid" and c.where == "body":
         return "equivalent", (
             "a reference by UUID: a value that is no UUID names no record, and the "
@@ -244,7 +287,11 @@ def _not_mutated(c: Constraint) -> tuple[str, str] | None:
         )
     if c.keyword == "format" and "pattern" in schema:
         return "covered", "the pattern's relaxed mutant (it relaxes both)"
-    if c.keyword == "default" and spec.operation(c.operation_id).method != "POST":
+    if (
+        c.where == "body"
+        and c.keyword == "default"
+        and spec.operation(c.operation_id).method != "POST"
+    ):
         return "equivalent", (
             "a replace that leaves the field out keeps what the record holds (our reading), so "
             "the default never applies"
@@ -260,6 +307,8 @@ class Census:
     mutants_of: dict[str, list[str]] = field(default_factory=dict)
     covered: dict[str, str] = field(default_factory=dict)
     equivalent: dict[str, str] = field(default_factory=dict)
+    # Constraints the spec encodes but the documents state no observable answer for.
+    undecidable: dict[str, str] = field(default_factory=dict)
     unassigned: dict[str, str] = field(default_factory=dict)  # no rule states it: a gap
 
 
@@ -288,15 +337,19 @@ def census() -> Census:
             f.swap and f.swap[0] == int(c.keyword) for f in found.faults
         )
         if why is not None and not first_shared:
-            (found.covered if why[0] == "covered" else found.equivalent)[c.name] = why[1]
+            kinds = {"covered": found.covered, "undecidable": found.undecidable}
+            kinds.get(why[0], found.equivalent)[c.name] = why[1]
             continue
         if c.where == "status":
             if int(c.keyword) not in NEIGHBOUR:
                 found.unassigned[c.name] = "no neighbouring status is defined for it"
                 continue
-            rule = _status_rule(c)
+            rule, why_none = _status_rule(c)
             if rule is None:
-                found.unassigned[c.name] = "no rule lists the operation for this status"
+                if why_none.startswith("the documents"):
+                    found.equivalent[c.name] = why_none
+                else:
+                    found.unassigned[c.name] = why_none
                 continue
             fault = _status_fault(c, rule)
             found.faults.append(fault)
