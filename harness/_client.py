@@ -22,6 +22,7 @@ import httpx
 import spec
 from harness._checks import RuleViolation, Violation, check, normative
 from harness._crypto import decrypt_text, encrypt_text
+from harness._curl import command as curl_command
 from harness._health import Health, TargetUnreachable
 from harness._health import send as send_within
 from harness._ledger import Ledger, delete_path_for, ends_record
@@ -47,6 +48,7 @@ class Exchange:
     status: int
     response_headers: dict[str, str]
     response_body: str
+    curl: str = ""  # the request as a curl command, secrets as variables (harness/_curl.py)
 
 
 @dataclass
@@ -56,6 +58,8 @@ class Session:
     base_url: str
     ledger: Ledger
     secrets: list[str] = field(repr=False)  # never in a failure's printed arguments
+    # Each secret and the shell variable a curl command writes in its place.
+    variables: dict[str, str] = field(default_factory=dict, repr=False)
     violations: list[tuple[str, Violation]] = field(default_factory=list)
     transcript: list[Exchange] = field(default_factory=list)
     current_test: str = ""
@@ -276,7 +280,8 @@ class TargetClient:
             return
         spend.book(test, self.bucket, answered_cost(op, status), elapsed)
         if status == 429 and retry_429:
-            spend.refused(test, self.bucket)
+            request = response.request
+            spend.refused(test, self.bucket, f"{request.method} {request.url.path}")
 
     def _guard(self, method: str, path: str, op: spec.Operation | None) -> None:
         if op is None or not op.keyed:
@@ -386,6 +391,7 @@ class TargetClient:
                 status=response.status_code,
                 response_headers=dict(response.headers),
                 response_body=redact(response.text[:4000]),
+                curl=redact(curl_command(response.request, self.session.variables)),
             )
         )
         del self.session.transcript[:-50]

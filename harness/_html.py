@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness._explain import curl_block, figures_block, replay_banner
 from harness._verdicts import cause_of, failure_line, rule_outcome
 
 # Rule verdicts and test outcomes, in the order the page lists them; a name not listed here (a
@@ -461,7 +462,7 @@ class _Evidence:
             self._tests_line(first),
         ]
         transcript = [e for e in first.entry.get("transcript") or () if isinstance(e, Mapping)]
-        evidence = ""
+        evidence = curl_block(first.entry)
         if transcript:
             evidence += (
                 f"<details><summary>request/response ({_plural(len(transcript), 'exchange')}, "
@@ -580,8 +581,10 @@ def _header(doc: Mapping[str, Any]) -> str:
         "<h1>AMWS conformance report</h1>",
         f"<span class='verdict {_tone(verdict)}' id='verdict'>{_esc(verdict)}</span>",
         "</header>",
+        replay_banner(doc),
         f"<div class='facts' id='facts'>{''.join(facts)}</div>",
         f"<div class='counts' id='counts'>{''.join(counts)}</div>",
+        figures_block(doc),
     ]
     if doc.get("exit_reason"):
         out.append(f"<p class='note' id='exit-reason'>{_esc(doc['exit_reason'])}</p>")

@@ -15,6 +15,7 @@ import pytest
 
 import spec
 from harness._bundle import PROFILE, redacted_profile, sha256, suite_version
+from harness._curl import deciding as deciding_curl
 from harness._expectations import EXPECTED_PROPERTY, Expectations, forgiven, judge, summary
 from harness._html import render
 from harness._preflight import PREFLIGHT
@@ -273,6 +274,8 @@ class Collector:
                 "reason": e["reason"],
                 "rules": e["rules"],
                 "transcript": e.get("transcript", []),
+                # The deciding (last) exchange as a curl command, secrets as variables.
+                "curl": deciding_curl(e),
             }
             for nodeid, e in self.tests.items()
             if e["outcome"] == "failed"

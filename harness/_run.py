@@ -18,6 +18,7 @@ import pytest
 import spec
 from harness._client import Session, TargetClient
 from harness._control import ControlPlane
+from harness._curl import profile_variables
 from harness._embedded import EmbeddedServer
 from harness._forecast import MAX_REAL_TIME_WAIT_SECONDS
 from harness._health import DEFAULT_REQUEST_SECONDS, Health
@@ -99,6 +100,7 @@ class Run:
             base_url=profile.base_url,
             ledger=Ledger(self._journal(profile)),
             secrets=profile.secrets(),
+            variables=profile_variables(profile),
             health=Health(request_seconds=self.request_seconds),
         )
         if self.interrupts is not None:

@@ -81,11 +81,12 @@ class Spend:
                 self.units[bucket] += units
                 self.by_test[test][bucket] += units
 
-    def refused(self, test: str, bucket: str) -> None:
-        """A 429 the caller did not provoke: the pacing model was wrong about the bucket."""
+    def refused(self, test: str, bucket: str, request: str = "") -> None:
+        """A 429 the caller did not provoke: the pacing model was wrong about the bucket.
+        ``request``: which one got it (``GET /path``), for the report to say."""
         with self._lock:
             self.unplanned_429 += 1
-            self.unplanned_where[f"{test} ({bucket})"] += 1
+            self.unplanned_where[f"{test} ({bucket})" + (f": {request}" if request else "")] += 1
 
     def export(self) -> dict[str, Any]:
         """A JSON-ready copy (xdist workers send it to the controller)."""

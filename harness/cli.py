@@ -10,6 +10,8 @@
 - ``plan NAME``: print a plan's tests, its units per bucket and what it leaves uncovered;
 - ``expectations --from REPORT``: an expectations file listing what failed in a run's report;
 - ``sweep``: remove what an interrupted or killed run left on its target;
+- ``replay REPORT --target P``: run again only the tests behind a report's failed, blocked and
+  flaky rules, with its seed; print each rule FIXED / STILL FAILING / NOW BLOCKED;
 - ``diff OLD NEW``: the rules two runs' reports judge differently (regressed, fixed, ...);
 - ``bundle REPORT_DIR -o ZIP``: a run's evidence in one zip, with the sha256 of every file;
 - ``verify ZIP``: check a bundle's hashes and spec, and recompute its verdicts.
@@ -28,7 +30,7 @@ from typing import Any
 
 import httpx
 
-from harness import _bundle, _diff, _launch, plugin
+from harness import _bundle, _diff, _launch, _replay, plugin
 from harness._costs import main as costs_main
 from harness._expectations import main_from as expectations_from
 from harness._journal import default_state_dir
@@ -180,6 +182,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument(
         "--conformance-report", metavar="DIR", help="write report.json and report.html to DIR"
     )
+    replay = commands.add_parser(
+        "replay",
+        help="run again the tests behind a report's failed, blocked and flaky rules; "
+        "arguments after -- go to pytest",
+        description=plain(_replay.__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    replay.add_argument("report", type=Path, metavar="REPORT_DIR_OR_JSON")
+    replay.add_argument(
+        "--target", metavar="PROFILE", help="the target profile (default: the embedded server)"
+    )
+    replay.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="DIR",
+        help="where the new report goes (default: the report's folder name + -replay)",
+    )
     init = commands.add_parser("init", help="write a commented target profile to fill in")
     init.add_argument(
         "path",
@@ -268,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     # What follows "--" after run goes to pytest untouched (argparse would read it).
     passed: list[str] = []
-    if argv[:1] == ["run"] and "--" in argv:
+    if argv[:1] in (["run"], ["replay"]) and "--" in argv:
         cut = argv.index("--")
         argv, passed = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
@@ -276,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args.target, args.plan, args.conformance_report, passed)
     if args.command == "init":
         return _init(args.path)
+    if args.command == "replay":
+        return _replay.main(args.report, args.target, args.output, passed)
     if args.command == "sweep":
         try:
             return sweep_main(

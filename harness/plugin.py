@@ -36,7 +36,9 @@ from harness._receiver import Receiver
 from harness._report import Collector, report_key, worker_output
 from harness._run import Run
 from harness._schedule import TIME_LEFT_OUT, Schedule, default_plan
+from harness._spend import FAILED_AUTH
 from harness._stability import configure as configure_reruns
+from harness._status import StatusReporter, for_run, refill_rates
 from harness._verdicts import NOT_RUN_UNREACHABLE, UNANSWERED
 from harness._workers import apply_default as default_workers
 from harness._workers import described as workers_line
@@ -49,6 +51,7 @@ WORKERS_KEY = pytest.StashKey[int]()  # the workers the run started where the co
 # A test's name in the cost table, where another plugin made a variant of the test whose
 # report key differs (the self-check's plugin does).
 PLAN_NAME_KEY = pytest.StashKey[str]()
+STATUS_KEY = pytest.StashKey[StatusReporter]()
 MARKERS = {
     "rule(*ids)": "the rule ids of spec/rules.yaml this test verifies",
     "requires(capability)": "skip unless the profile configures it (a key name, control, "
@@ -250,7 +253,16 @@ def pytest_configure(config: pytest.Config) -> None:
         schedule.deadline = time.monotonic() + minutes * 60
     config.stash[SCHEDULE_KEY] = schedule
     untold: dict[str, float] = {}
-    run.on_wait = lambda bucket, seconds: _say_wait(config, untold, bucket, seconds)
+    status = for_run(config, lambda: run.session.spend.units if run.session else {}, _said(config))
+    if status is not None:
+        config.stash[STATUS_KEY] = status
+
+    def on_wait(bucket: str, seconds: float) -> None:
+        _say_wait(config, untold, bucket, seconds)
+        if status is not None:
+            status.waiting(bucket, seconds)
+
+    run.on_wait = on_wait
     collector = Collector(config.getoption("--conformance-report"))
     # Failure texts quote values a test saw; a key among them never reaches the report.
     collector.secrets = run.profile.secrets() if run.profile else []
@@ -298,6 +310,10 @@ def _say(config: pytest.Config, line: str) -> None:
         return
     with capture.global_and_fixture_disabled():
         reporter.write_line(line)
+
+
+def _said(config: pytest.Config) -> Callable[[str], None]:
+    return lambda line: _say(config, line)
 
 
 def _say_wait(config: pytest.Config, untold: dict[str, float], bucket: str, seconds: float) -> None:
@@ -461,6 +477,15 @@ def _started(run: Run, config: pytest.Config) -> Profile:
             _say(config, f"amws: {problem}; the tests that need this key read undecided")
         schedule = config.stash[SCHEDULE_KEY]
         _say(config, schedule.line(profile, run.latency))
+        if STATUS_KEY in config.stash:  # the live status line (harness/_status.py)
+            status = config.stash[STATUS_KEY]
+            status.status.refill = refill_rates(
+                {
+                    **{k: profile.bucket(k) for k in KEY_NAMES},
+                    FAILED_AUTH: profile.unauthenticated_bucket(),
+                }
+            )
+            status.begin(len(schedule.order), schedule.forecast_seconds)
         if run.ledger_file is not None:
             _say(config, f"amws: ledger {run.ledger_file}; if the run dies: {sweep_command(run)}")
         assert run.session is not None
