@@ -63,12 +63,7 @@ class Status:
     def text(self) -> str:
         now = self.clock()
         parts = [f"amws {self.done}/{self.planned} tests"]
-        try:
-            spent = dict(self.spent())
-        except RuntimeError:  # the run changed it while it was read: next second's line
-            spent = {}
-        shown = ", ".join(f"{b} {u:,}" for b, u in sorted(spent.items(), key=lambda i: -i[1]) if u)
-        parts.append(f"units {shown or '0'}")
+        # The wait and the time left first: a narrow terminal cuts the units' end, not them.
         if self.wait is not None and self.wait[1] > now:
             bucket, ends, length = self.wait
             rate = self.refill.get(bucket)
@@ -76,12 +71,17 @@ class Status:
             parts.append(f"waiting {ends - now:.0f} s of {length:.0f} s: {why}")
         if self.forecast_seconds is not None and self.began is not None:
             left = self.forecast_seconds - (now - self.began)
+            forecast = _minutes(self.forecast_seconds)
             if left >= 0:
-                parts.append(f"{_minutes(left)} left of {_minutes(self.forecast_seconds)} forecast")
+                parts.append(f"{_minutes(left)} left of {forecast} forecast")
             else:
-                parts.append(
-                    f"{_minutes(-left)} over the {_minutes(self.forecast_seconds)} forecast"
-                )
+                parts.append(f"{_minutes(-left)} over the {forecast} forecast")
+        try:
+            spent = dict(self.spent())
+        except RuntimeError:  # the run changed it while it was read: next second's line
+            spent = {}
+        shown = ", ".join(f"{b} {u:,}" for b, u in sorted(spent.items(), key=lambda i: -i[1]) if u)
+        parts.append(f"units {shown or '0'}")
         return " · ".join(parts)
 
     def plain(self) -> str | None:
