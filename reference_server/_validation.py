@@ -301,11 +301,19 @@ def validate_body(op: spec.Operation, body: Any, policy: ValidationPolicy) -> An
         raise invalid_fields(errors)
     if isinstance(body, dict):
         body = _integers(checks.schema, dict(body))
-        if op.method == "POST":
-            # A field a create or search leaves out takes the spec's default (the domain
-            # restates none). A PUT's missing field is the domain's to read: a replace may keep
-            # what the record holds (an updated watchlist's enabled).
+        if op.method == "POST" and not op.creates:
+            # A field a search leaves out takes the spec's default (the domain restates none).
+            # A create's or a replace's missing field is the domain's to read, through its
+            # policy (a watchlist created without enabled; a replace may keep what it holds).
             body = {**checks.defaults, **body}
+        else:
+            # Only a mutant's changed default reaches the domain as if it had been sent.
+            changed = {
+                m.field[0]: m.value
+                for m in policy.server.faults.mutations(op.operation_id)
+                if m.where == "body" and m.keyword == "default" and len(m.field) == 1
+            }
+            body = {**changed, **body}
         for name in checks.timestamps:
             if isinstance(body.get(name), str):
                 try:

@@ -224,6 +224,9 @@ RULE_OF: dict[str, str] = {
     "listUsersDeprecated:start:*": "USER-LIST-DEPRECATED",
     "listUsersDeprecated:limit:*": "USER-LIST-DEPRECATED",
     "listUsersDeprecated::400": "USER-LIST-DEPRECATED",
+    # A plain array: a start left to its default shows as the first visitor being there.
+    "listWatchlistVisitors:start:default": "WL-VISITORS",
+    "listUserRegistrations:status:default": "USER-REGISTRATIONS-STATUS",
     # A permitted trigger fires a real relay: the matrix's full-key case runs only where one may.
     "triggerAccessControlPoint::200": "ACP-TRIGGER-ONCE",
     "createWatchlistEntry:*:required": "WL-ENTRY-IDENTIFYING-FIELD",
