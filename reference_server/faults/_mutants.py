@@ -57,8 +57,31 @@ NEIGHBOUR = {
 }
 # The virtual reader's paths, where the documents contradict each other on 400 and 422.
 READER_PATHS = "/api/ws/v1/virtual/"
-# Statuses every keyed operation documents for the same cause: one mutant each, on all of them.
-SHARED_STATUSES = (429,)
+# Statuses every keyed operation documents for one cause the conventions state once (a missing,
+# unknown or disabled key; a drained bucket): one mutant each, on all keyed operations at once.
+# An implementation answers them from one place; a mutant per operation would price each
+# operation's 401 at a failed authentication's 400 units for what one request decides.
+SHARED_STATUSES = (401, 429)
+
+
+def _share_group(c: Constraint) -> str | None:
+    """The operations a status mutant changes at once, by name, or None (its own operation):
+    ``keyed`` for the conventions' statuses of keyed operations, ``reader`` and ``links`` for
+    the throttle each group of keyless operations shares (per device, per address)."""
+    if c.where != "status":
+        return None
+    op = spec.operation(c.operation_id)
+    if int(c.keyword) in SHARED_STATUSES and op.keyed:
+        return "keyed"
+    if c.keyword == "429" and not op.keyed:
+        return "reader" if op.path.startswith(READER_PATHS) else "links"
+    return None
+
+
+def _group_of(op: spec.Operation) -> str:
+    if op.keyed:
+        return "keyed"
+    return "reader" if op.path.startswith(READER_PATHS) else "links"
 
 
 def _lengths(c: Constraint, low: int, high: int | None) -> Iterator[tuple[str, Mutation, str]]:
@@ -189,8 +212,12 @@ def _status_rule(c: Constraint) -> tuple[str | None, str]:
         return "CONV-UUID-PATH-422", ""
     if status == "404" and _has_uuid_path(op) and op.keyed:
         return "ERR-404-UNKNOWN-UUID", ""
-    if status == "429":
+    if status == "429" and op.keyed:
         return "RATE-BUCKET-2000", ""
+    if status == "429":  # a keyless operation's own throttle (per device, per address)
+        throttled = "READER-429-PER-DEVICE" if op.path.startswith(READER_PATHS) else None
+        numbered_429 = [r.id for r in rules_of(c.operation_id) if "-429-" in f"{r.id}-"]
+        return (numbered_429[0] if numbered_429 else throttled), "no throttle rule lists it"
     numbered = [r.id for r in rules_of(c.operation_id, assumed=True) if f"-{status}-" in f"{r.id}-"]
     if numbered:
         return numbered[0], ""
@@ -272,8 +299,9 @@ def _not_mutated(c: Constraint) -> tuple[str, str] | None:
                 "doc1 files an unreadable body under 400 and doc3's reader table under 422; "
                 "both readings are accepted on the reader's paths, so 422 for 400 is no deviation"
             )
-        if int(c.keyword) in SHARED_STATUSES:
-            return "covered", f"*:status:{c.keyword}-answered-{NEIGHBOUR[int(c.keyword)]}"
+        group = _share_group(c)
+        if group is not None:
+            return "covered", f"{group}:status:{c.keyword}-answered-{NEIGHBOUR[int(c.keyword)]}"
         return None
     schema = _field_schema(c)
     if c.keyword in ("pattern", "format") and syntax(c) == "uuid" and c.where == "query":
@@ -321,9 +349,14 @@ class Census:
 def _status_fault(c: Constraint, rule: str) -> Fault:
     status = int(c.keyword)
     instead = NEIGHBOUR[status]
-    if status in SHARED_STATUSES:
-        ops = tuple(o.operation_id for o in spec.operations() if c.keyword in o.statuses)
-        name = f"*:status:{status}-answered-{instead}"
+    group = _share_group(c)
+    if group is not None:
+        ops = tuple(
+            o.operation_id
+            for o in spec.operations()
+            if c.keyword in o.statuses and _group_of(o) == group
+        )
+        name = f"{group}:status:{status}-answered-{instead}"
     else:
         ops = (c.operation_id,)
         name = f"{c.operation_id}:status:{status}-answered-{instead}"
@@ -338,9 +371,10 @@ def census() -> Census:
     found = Census()
     for c in constraints():
         why = _not_mutated(c)
-        shared = c.where == "status" and int(c.keyword) in SHARED_STATUSES
-        first_shared = shared and not any(
-            f.swap and f.swap[0] == int(c.keyword) for f in found.faults
+        group = _share_group(c)
+        first_shared = group is not None and not any(
+            f.name == f"{group}:status:{c.keyword}-answered-{NEIGHBOUR[int(c.keyword)]}"
+            for f in found.faults
         )
         if why is not None and not first_shared:
             kinds = {"covered": found.covered, "undecidable": found.undecidable}
