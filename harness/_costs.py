@@ -67,6 +67,9 @@ def table_from_report(document: dict[str, Any], matrix: dict[str, Any] | None = 
         "preflight": document["setups"].get(PREFLIGHT, {}),
         # Which rule each fault breaks: a plan proves the faults of the rules it certifies.
         "faults": {f["name"]: f["rule"] for f in matrix["faults"]} if matrix else {},
+        # The spec-derived mutants among them (the self-check marks each): a plan covers them
+        # within its budget, the hand-written faults of its rules always.
+        "mutants": sorted(f["name"] for f in matrix["faults"] if f.get("mutant")) if matrix else [],
     }
     return CostTable(tests=tests, setups=setups, measured=measured)
 

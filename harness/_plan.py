@@ -210,7 +210,11 @@ def build(name: str, table: CostTable) -> Plan:
     # normative rule it runs a test of (those it reports informatively too), the gate its own.
     proves = decided | _normative() if name == "certify" else decided
     breaks = table.measured.get("faults", {})
+    mutants = {f"fault:{m}" for m in table.measured.get("mutants", ())}
     elements = {e for e in elements if not e.startswith("fault:") or breaks.get(e[6:]) in proves}
+    # The spec-derived mutants are covered within the plan's budget (below), not at any price.
+    wanted_mutants = elements & mutants
+    elements -= mutants
     universe = decided | elements
     candidates = [table.candidate(n) for n in sorted(table.tests)]
     deep_only = tuple(rules.get("deep_only", ())) or ("\0",)
@@ -227,10 +231,61 @@ def build(name: str, table: CostTable) -> Plan:
         left = universe - {e for c in chosen for e in c.decides}
         if left:
             chosen += cover(left, pool, table)
+    if "mutant_budget_minutes" in rules:
+        budget = bucket_budget(float(rules["mutant_budget_minutes"]))
+        chosen += _within_budget(chosen, pools[1], table, wanted_mutants, budget)
     if "fault_share" in rules:
         chosen += _proving(chosen, pools[0], table, float(rules["fault_share"]))
     covered = {e for c in chosen for e in c.decides}
     return Plan(name, frozenset(c.nodeid for c in chosen), tuple(sorted(universe - covered)), False)
+
+
+def bucket_budget(minutes: float) -> int:
+    """Units one key's documented bucket pays for in ``minutes`` of real time, from full."""
+    documented = spec.rate_limit()
+    return int(documented.capacity + documented.refill_per_minute * minutes)
+
+
+def _within_budget(
+    chosen: list[Candidate],
+    pool: list[Candidate],
+    table: CostTable,
+    wanted: set[str],
+    budget: int,
+) -> list[Candidate]:
+    """Killers of the spec-derived mutants, the most mutants per unit first, added while every
+    bucket the plan spends from stays within ``budget`` units (what one key's documented bucket
+    pays for in the plan's time): the plan as sensitive to the contract as its time allows."""
+    spent = units_of([c.nodeid for c in chosen], table)
+    paid = {s for c in chosen for s in c.uses}
+    taken = {c.nodeid for c in chosen}
+    covered = {e for c in chosen for e in c.decides} & wanted
+    added: list[Candidate] = []
+    while True:
+        options = [c for c in pool if c.nodeid not in taken and (c.decides & wanted) - covered]
+        affordable = []
+        for option in options:
+            extra = dict(option.units)
+            for setup in option.uses - paid:
+                for bucket, units in table.setup_units(setup).items():
+                    extra[bucket] = extra.get(bucket, 0) + units
+            if all(spent.get(b, 0) + u <= budget for b, u in extra.items()):
+                affordable.append((option, extra))
+        if not affordable:
+            return added
+        best, extra = min(
+            affordable,
+            key=lambda pair: (
+                _price(pair[0], paid, table) / len((pair[0].decides & wanted) - covered),
+                pair[0].nodeid,
+            ),
+        )
+        added.append(best)
+        taken.add(best.nodeid)
+        paid |= best.uses
+        covered |= best.decides & wanted
+        for bucket, units in extra.items():
+            spent[bucket] = spent.get(bucket, 0) + units
 
 
 def _normative() -> set[str]:
@@ -244,10 +299,13 @@ def _proving(
     kill ``share`` of it (per the table's kill matrix): the faults of assumed rules, whose
     tests a plan keeps only for what they prove."""
 
-    def faults(candidate: Candidate) -> set[str]:
-        return {e for e in candidate.decides if e.startswith("fault:")}
+    mutants = {f"fault:{m}" for m in table.measured.get("mutants", ())}
 
-    wanted = math.ceil(share * len(table.measured.get("faults", {})))
+    def faults(candidate: Candidate) -> set[str]:
+        return {e for e in candidate.decides if e.startswith("fault:")} - mutants
+
+    # The share is of the hand-written catalogue; the mutants have a budget of their own.
+    wanted = math.ceil(share * (len(table.measured.get("faults", {})) - len(mutants)))
     proven = {f for c in chosen for f in faults(c)}
     paid = {s for c in chosen for s in c.uses}
     taken = {c.nodeid for c in chosen}

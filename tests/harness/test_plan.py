@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import spec
 from harness import _plan
 from harness._plan import Candidate, CostTable, build, cover, stale, units_of
 
@@ -223,3 +224,39 @@ def test_a_fault_matrix_id_maps_back_to_the_plain_test() -> None:
     assert without_fault(f"{base}[fault=f1-Group]", "f1") == f"{base}[Group]"
     assert without_fault(f"{base}[Group-fault=f1]", "f1") == f"{base}[Group]"
     assert without_fault(f"{base}[fault=f1-x-y]", "f1") == f"{base}[x-y]"
+
+
+def test_mutant_killers_join_by_mutants_per_unit_within_the_bucket_budget() -> None:
+    table = CostTable(
+        tests={
+            "cheap_many": {"units": {"full": 100}, "covers": ["fault:m:1", "fault:m:2"]},
+            "cheap_one": {"units": {"full": 100}, "covers": ["fault:m:3"]},
+            "dear_one": {"units": {"full": 900}, "covers": ["fault:m:4"]},
+        },
+        measured={"mutants": ["m:1", "m:2", "m:3", "m:4"]},
+    )
+    pool = [table.candidate(n) for n in sorted(table.tests)]
+    wanted = {"fault:m:1", "fault:m:2", "fault:m:3", "fault:m:4"}
+    added = _plan._within_budget([], pool, table, wanted, budget=250)
+    # Two mutants for 100 units first, then one for 100; the 900-unit killer does not fit.
+    assert [c.nodeid for c in added] == ["cheap_many", "cheap_one"]
+    everything = _plan._within_budget([], pool, table, wanted, budget=10_000)
+    assert {c.nodeid for c in everything} == set(table.tests)
+
+
+def test_the_mutant_budget_is_what_one_documented_bucket_pays_for() -> None:
+    documented = spec.rate_limit()
+    assert _plan.bucket_budget(10) == documented.capacity + 10 * documented.refill_per_minute
+
+
+def test_mutants_do_not_count_toward_the_hand_written_fault_share() -> None:
+    table = CostTable(
+        tests={
+            "hand": {"units": {"full": 100}, "covers": ["fault:h"]},
+            "mutant": {"units": {"full": 1}, "covers": ["fault:m:1", "fault:m:2"]},
+        },
+        measured={"faults": {"h": "R", "m:1": "R", "m:2": "R"}, "mutants": ["m:1", "m:2"]},
+    )
+    pool = [table.candidate(n) for n in sorted(table.tests)]
+    added = _plan._proving([], pool, table, share=1.0)
+    assert [c.nodeid for c in added] == ["hand"]
