@@ -26,6 +26,7 @@ import pytest
 
 import spec
 from spec._constraints import body_schema, parts
+from suites.rules._bodies import Maker
 from suites.rules._bounds import (
     Case,
     Item,
@@ -42,7 +43,6 @@ from suites.rules._bounds import (
 )
 from suites.rules._conventions import NAMED, names_at
 from suites.rules._people import email_of_length
-from suites.rules.test_errors import Maker
 
 V1 = "/api/ws/v1"
 READER = f"{V1}/virtual/"

@@ -19,7 +19,7 @@ import pytest
 
 import spec
 from spec._constraints import Constraint, constraints, rule_for, syntax
-from suites.rules.test_errors import Maker
+from suites.rules._bodies import Maker
 
 RANGE = ("minimum", "maximum")
 
