@@ -71,14 +71,12 @@ def _share_group(c: Constraint) -> str | None:
     if c.where != "status":
         return None
     op = spec.operation(c.operation_id)
-    if int(c.keyword) in SHARED_STATUSES and op.keyed:
-        return "keyed"
-    if c.keyword == "429" and not op.keyed:
-        return "reader" if op.path.startswith(READER_PATHS) else "links"
-    return None
+    shared = int(c.keyword) in SHARED_STATUSES if op.keyed else c.keyword == "429"
+    return _group_of(op) if shared else None
 
 
 def _group_of(op: spec.Operation) -> str:
+    """Which group of operations shares a status's cause with ``op``."""
     if op.keyed:
         return "keyed"
     return "reader" if op.path.startswith(READER_PATHS) else "links"

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from fixtures._limits import length_range
 from reference_server.faults import CATALOGUE
 from reference_server.faults import _mutants as mutants
 from spec import _constraints
@@ -57,15 +58,16 @@ def test_a_length_mutant_moves_the_bound_by_one(faulty) -> None:
     above = "createDepartment:body:name:maxLength-above-accepted"
     refused = "createDepartment:body:name:maxLength-bound-refused"
     departments = f"{V1}/departments"
+    high = length_range("createDepartment", "name")[1]  # the spec's bound, not a copy of it
     with faulty(above).client() as api:
-        assert api.post(departments, json={"name": "a" * 101}).status_code == 201
-        assert api.post(departments, json={"name": "b" * 102}).status_code == 422
+        assert api.post(departments, json={"name": "a" * (high + 1)}).status_code == 201
+        assert api.post(departments, json={"name": "b" * (high + 2)}).status_code == 422
     with faulty(refused).client() as api:
-        assert api.post(departments, json={"name": "c" * 100}).status_code == 422
-        assert api.post(departments, json={"name": "d" * 99}).status_code == 201
+        assert api.post(departments, json={"name": "c" * high}).status_code == 422
+        assert api.post(departments, json={"name": "d" * (high - 1)}).status_code == 201
     with faulty().client() as api:  # the correct server, for contrast
-        assert api.post(departments, json={"name": "e" * 101}).status_code == 422
-        assert api.post(departments, json={"name": "f" * 100}).status_code == 201
+        assert api.post(departments, json={"name": "e" * (high + 1)}).status_code == 422
+        assert api.post(departments, json={"name": "f" * high}).status_code == 201
 
 
 def test_an_optional_mutant_and_a_query_mutant(faulty) -> None:
