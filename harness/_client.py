@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,6 +27,7 @@ from harness._health import Health, TargetUnreachable
 from harness._health import send as send_within
 from harness._ledger import Ledger, delete_path_for, ends_record
 from harness._pacing import Pacer
+from harness._pool import KeyPool, PoolKey
 from harness._spend import FAILED_AUTH_COST, SETUP, Spend, answered_cost
 
 _UUID = spec.uuid_pattern()
@@ -70,6 +71,9 @@ class Session:
     setup_assumed: dict[str, set[str]] = field(default_factory=dict)
     # False while tests and fixtures are torn down, or the run cleans up: tidying, not observing.
     observing: bool = True
+    # True while the current test needs one key's identity per class (its marks say so): each
+    # pool then sends everything with its first key (harness/_pool.py).
+    pinned: bool = False
     spend: Spend = field(default_factory=Spend)
     health: Health = field(default_factory=Health)
     # Called before each request of a test (not of the cleanup): raises to end the test when
@@ -115,8 +119,7 @@ class TargetClient:
         self,
         session: Session,
         name: str,
-        header: str | None,
-        pacer: Pacer | None,
+        keys: KeyPool,
         *,
         failing: bool = False,
         encryption: dict[str, Any] | None = None,
@@ -125,18 +128,43 @@ class TargetClient:
     ) -> None:
         self.session = session
         self.name = name
+        self.keys = keys  # one key, or a pool: each request goes with the one it picks
         self.bucket = bucket or name  # where the target charges this client's requests
         # Where this client's reads go instead (the readonly key: its own bucket drains beside
         # this one's); None: it sends them itself.
         self.reads_via: TargetClient | None = None
-        self.header = header
-        self.pacer = pacer
         self.failing = failing
         self.encryption = encryption
         self._http = httpx.Client(base_url=session.base_url, timeout=timeout)
 
+    @property
+    def header(self) -> str | None:
+        """The Authorization value of the class's first key (a test naming one key uses it)."""
+        return self.keys.first.header
+
+    @property
+    def pacer(self) -> Pacer | None:
+        """The first key's pacer: what a request sent with :attr:`header` is paced on."""
+        return self.keys.first.pacer
+
     def close(self) -> None:
         self._http.close()
+
+    @contextmanager
+    def only(self, key: PoolKey) -> Iterator[TargetClient]:
+        """This client with ``key`` alone (the preflight tries each key of a pool)."""
+        alone = TargetClient(
+            self.session,
+            self.name,
+            KeyPool([key]),
+            failing=self.failing,
+            encryption=self.encryption,
+            bucket=self.bucket,
+        )
+        try:
+            yield alone
+        finally:
+            alone.close()
 
     # -- shortcuts --------------------------------------------------------------------
     def get(self, path: str, **kwargs: Any) -> httpx.Response:
@@ -193,18 +221,21 @@ class TargetClient:
         send_json = json
         if self.encryption and not raw and json is not None:
             send_json = _encode_fields(json, self._fields(), self._encrypt)
-        all_headers = dict(headers or {})
-        if self.header is not None and op is not None and op.keyed:
-            all_headers.setdefault("Authorization", self.header)
+        # A header given names its own key: paced as the first key, the one tests name.
+        named = "Authorization" in (headers or {})
         wait, attempts = 1.0, 0
         creates = op is not None and op.creates
         with ExitStack() as held:
             while True:
                 if self.session.observing and self.session.before_request is not None:
                     self.session.before_request()
-                if pace and self.pacer is not None and op is not None and op.keyed:
+                all_headers = dict(headers or {})
+                key: PoolKey | None = None
+                if op is not None and op.keyed:
                     cost = FAILED_AUTH_COST if self.failing else int(op.rate_cost or 0)
-                    self.pacer.acquire(cost)
+                    key = self.keys.take(cost if pace else None, pinned=named)
+                    if key.header is not None:
+                        all_headers.setdefault("Authorization", key.header)
                 request = self._http.build_request(
                     method,
                     path,
@@ -217,13 +248,13 @@ class TargetClient:
                 if creates:  # from the send until the ledger has the record (see shield)
                     held.enter_context(self.session.shield())
                 response = self._send(request)
-                self._book(op, response, retry_429)
+                self._book(op, response, retry_429, key)
                 if response.status_code != 429 or not retry_429 or attempts >= MAX_429_RETRIES:
                     break
                 held.close()  # refused: nothing was made, an interrupt held back may stop now
                 # Retry-After is a lower bound (buckets are per node); double on each 429.
-                if self.pacer is not None:
-                    self.pacer.drained()
+                if key is not None and key.pacer is not None:
+                    key.pacer.drained()
                 advised = response.headers.get("retry-after", "")
                 wait = max(
                     wait * 2 if attempts else 0, float(advised) if advised.isdigit() else wait
@@ -268,7 +299,13 @@ class TargetClient:
             health.answered()
         return response
 
-    def _book(self, op: spec.Operation | None, response: httpx.Response, retry_429: bool) -> None:
+    def _book(
+        self,
+        op: spec.Operation | None,
+        response: httpx.Response,
+        retry_429: bool,
+        key: PoolKey | None = None,
+    ) -> None:
         spend, test = self.session.spend, self.session.booking
         try:
             elapsed = response.elapsed.total_seconds()
@@ -278,10 +315,12 @@ class TargetClient:
         if op is None or not op.keyed:
             spend.book(test, self.bucket, 0, elapsed)  # keyless: throttled, no key's bucket
             return
-        spend.book(test, self.bucket, answered_cost(op, status), elapsed)
+        # A failing client's units are the failed-authentication bucket's, whichever key.
+        paid_by = key.label if key is not None and not self.failing else ""
+        spend.book(test, self.bucket, answered_cost(op, status), elapsed, paid_by)
         if status == 429 and retry_429:
             request = response.request
-            spend.refused(test, self.bucket, f"{request.method} {request.url.path}")
+            spend.refused(test, paid_by or self.bucket, f"{request.method} {request.url.path}")
 
     def _guard(self, method: str, path: str, op: spec.Operation | None) -> None:
         if op is None or not op.keyed:

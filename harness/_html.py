@@ -565,6 +565,10 @@ def _header(doc: Mapping[str, Any]) -> str:
         text = ", ".join(f"{k} {v:,}" for k, v in top[:3]) + (" …" if len(top) > 3 else "")
         full = ", ".join(f"{k} {v:,}" for k, v in top)
         facts.append(fact("units", text or "-", full))
+        pooled = {k: v for k, v in (units.get("per_key") or {}).items() if "[" in k}
+        if pooled:  # a pool: what each of its keys paid
+            each = ", ".join(f"{k} {v:,}" for k, v in pooled.items())
+            facts.append(fact("units per key", each, each))
         facts.append(fact("429 not asked for", units.get("unplanned_429", 0)))
     if doc.get("stability"):
         facts.append(fact("stability", f"{doc['stability']} reruns of a failed test at most"))

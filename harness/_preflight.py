@@ -26,9 +26,10 @@ import httpx
 
 import spec
 from harness._checks import Violation, check
+from harness._client import TargetClient
+from harness._profile import KEY_NAMES
 
 if TYPE_CHECKING:
-    from harness._client import TargetClient
     from harness._run import Run
 
 _PROBE = "/api/ws/v1/departments"
@@ -49,6 +50,17 @@ _CAUSES = {
 }
 
 
+# What a read with a key of each class answers (the encrypted key is never a pool).
+_MEMBER_READS = {
+    "full": 200,
+    "readonly": 200,
+    "none": 403,
+    "disabled": 401,
+    "rate_limit": 200,
+    "other_system": 200,
+}
+
+
 class PreflightError(Exception):
     """The profile does not hold what it promises; the message names the field."""
 
@@ -66,8 +78,10 @@ class _Preflight:
         """A deviation of the target from ``rule``: reported against it, never a stop."""
         self.session.violations.append((PREFLIGHT, Violation(rule, f"preflight: {message}")))
 
-    def send(self, key: str, method: str, path: str, **kwargs: object) -> httpx.Response:
-        client = self.target.client(key)
+    def send(
+        self, key: str, method: str, path: str, *, via: TargetClient | None = None, **kwargs: object
+    ) -> httpx.Response:
+        client = via or self.target.client(key)
         assert client is not None
         response = client.request(method, path, checks=False, **kwargs)  # type: ignore[arg-type]
         found = spec.match(method, path)
@@ -131,6 +145,43 @@ class _Preflight:
         if self.profile.has_key("other_system"):
             self._other_system(probe)
 
+    def pools(self, probe: str | None) -> None:
+        """Each further key of a pool behaves as the pool's first: the same answer to a read,
+        and, for the full and readonly classes, to a write of the probe record. A key that
+        does not is left out of the pool and named; the run goes on with the others (the
+        first key stands for its class: it was checked above)."""
+        for name in KEY_NAMES:
+            client = self.target.client(name) if len(self.profile.pool(name)) > 1 else None
+            if client is None or name in self.target.key_problems:
+                continue
+            odd: list[str] = []
+            for key in client.keys.keys[1:]:
+                with client.only(key) as member:
+                    seen = self._member(name, member, probe)
+                if seen is not None:
+                    odd.append(key.label)
+                    self.target.pool_problems[key.label] = (
+                        f"keys.{key.label}: {seen}, unlike keys.{name}[0]; left out of the pool "
+                        "(the profile gives a key of another kind, or the target treats this key "
+                        "otherwise)"
+                    )
+            client.keys.drop(odd)
+
+    def _member(self, name: str, member: TargetClient, probe: str | None) -> str | None:
+        """What a pool's further key did otherwise than its class, or None."""
+        expected = _MEMBER_READS.get(name)
+        if expected is not None:
+            got = self.send(name, "GET", _PROBE, via=member).status_code
+            if got != expected:
+                return f"a read answered {got}, not {expected}"
+        writes = {"full": 200, "readonly": 403}
+        if probe is not None and name in writes:
+            body = {"name": f"amws-{self.target.run_id}-preflight"}
+            got = self.send(name, "PUT", f"{_PROBE}/{probe}", via=member, json=body).status_code
+            if got != writes[name]:
+                return f"a write of the preflight's record answered {got}, not {writes[name]}"
+        return None
+
     def _other_system(self, probe: str | None) -> None:
         got = self.send("other_system", "GET", _PROBE).status_code
         if got != 200:
@@ -162,12 +213,19 @@ class _Preflight:
 def run(target: Run) -> None:
     """Check the profile's promises; record the deviations noticed on the way."""
     preflight = _Preflight(target)
-    with preflight.session.spend.booked_to(PREFLIGHT):
-        probe = preflight.full_key()
-        try:
-            preflight.key_classes(probe)
-        finally:
-            if probe is not None:
-                client: TargetClient | None = target.client("full")
-                assert client is not None
-                client.request("DELETE", f"{_PROBE}/{probe}", checks=False)
+    # The first key of each pool stands for its class: the checks send with it alone.
+    preflight.session.pinned = True
+    probe = None
+    try:
+        with preflight.session.spend.booked_to(PREFLIGHT):
+            try:
+                probe = preflight.full_key()
+                preflight.key_classes(probe)
+                preflight.pools(probe)
+            finally:
+                if probe is not None:
+                    client: TargetClient | None = target.client("full")
+                    assert client is not None
+                    client.request("DELETE", f"{_PROBE}/{probe}", checks=False)
+    finally:
+        preflight.session.pinned = False

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,10 +78,17 @@ class Profile:
         return url.rstrip("/")
 
     def key(self, name: str) -> str | None:
-        """The API key value configured under ``keys.<name>`` (``encrypted`` gives its key)."""
+        """The API key value configured under ``keys.<name>`` (``encrypted`` gives its key; a
+        pool its first key, the one a test that needs one key's identity uses)."""
+        pool = self.pool(name)
+        return pool[0] if pool else None
+
+    def pool(self, name: str) -> tuple[str, ...]:
+        """Every key value configured under ``keys.<name>``: one, or a pool's, in its order."""
         value = self.data["keys"].get(name)
-        found: str | None = value["key"] if isinstance(value, dict) else value
-        return found
+        if value is None:
+            return ()
+        return tuple(_key_value(v) for v in (value if isinstance(value, list) else [value]))
 
     def has_key(self, name: str) -> bool:
         return self.key(name) is not None
@@ -128,11 +135,31 @@ class Profile:
             if isinstance(node, dict):
                 for k, v in node.items():
                     walk(v, k)
+            elif isinstance(node, list):
+                for item in node:
+                    walk(item, key)
             elif isinstance(node, str) and key not in _PUBLIC_FIELDS and len(node) >= 8:
                 found.append(node)
 
         walk(self.data)
         return found
+
+
+def _key_value(value: Any) -> str:
+    """The Authorization header value of one configured key (``encrypted`` is a mapping)."""
+    found: str = value["key"] if isinstance(value, dict) else value
+    return found
+
+
+def key_fields(keys: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Each configured key as (profile field, value): ``keys.full``, or ``keys.full[1]`` for
+    the second key of a pool."""
+    for name, value in keys.items():
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                yield f"keys.{name}[{index}]", _key_value(item)
+        else:
+            yield f"keys.{name}", _key_value(value)
 
 
 def _interpolate(node: Any, where: str) -> Any:
@@ -153,7 +180,8 @@ def _interpolate(node: Any, where: str) -> Any:
 
 
 def _field_of(error: jsonschema.ValidationError) -> str:
-    path = ".".join(str(p) for p in error.absolute_path)
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    path = path.removeprefix(".")
     if error.validator == "required":
         missing = error.message.split("'")[1]
         path = f"{path}.{missing}" if path else missing
@@ -178,6 +206,9 @@ def _reason(error: jsonschema.ValidationError) -> str:
             "is not one of " + ", ".join(map(str, value if isinstance(value, list) else []))
         ),
         "propertyNames": lambda: "names an unknown key",
+        # The one oneOf of the schema: a key class holds one key or a pool of them.
+        "oneOf": lambda: "must be one key or a list of at least one key",
+        "minItems": lambda: "is an empty list",
     }
     return reasons.get(str(error.validator), lambda: "is not valid")()
 
@@ -191,19 +222,26 @@ def validate(data: Any, source: str = "<profile>") -> Profile:
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
         raise ProfileError(f"{source}: profile field {_field_of(error)} {_reason(error)}")
-    for name, value in data["keys"].items():
-        key = value["key"] if isinstance(value, dict) else value
-        if isinstance(key, str) and key != key.strip():
+    seen: dict[str, str] = {}
+    for where, key in key_fields(data["keys"]):
+        if key != key.strip():
             # An HTTP header cannot carry it (the client would refuse, quoting the value).
             raise ProfileError(
-                f"{source}: profile field keys.{name} has white space at its start or end "
+                f"{source}: profile field {where} has white space at its start or end "
                 "(the value is not shown)"
             )
-        if isinstance(key, str) and not _HEADER_TEXT.fullmatch(key):
+        if not _HEADER_TEXT.fullmatch(key):
             raise ProfileError(
-                f"{source}: profile field keys.{name} holds a character an HTTP header cannot "
+                f"{source}: profile field {where} holds a character an HTTP header cannot "
                 "carry (a line break or another control character; the value is not shown)"
             )
+        if key in seen and where.split("[")[0] == seen[key].split("[")[0]:
+            # One key twice in a pool would pace one bucket as two: 429s the run did not plan.
+            raise ProfileError(
+                f"{source}: profile field {where} repeats {seen[key]} (a pool's keys are "
+                "different keys; the value is not shown)"
+            )
+        seen.setdefault(key, where)
     if data["base_url"].rstrip("/").endswith(_API_ROOT):
         raise ProfileError(
             f"{source}: profile field base_url ends in {_API_ROOT}; give everything before it"

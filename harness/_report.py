@@ -62,8 +62,11 @@ def rate_units(spend: dict[str, Any], waited: dict[str, float]) -> dict[str, Any
     clients apart, how long each bucket's pacing held requests back, and the 429 answers the
     run did not provoke."""
     keys = dict(spend["units"])
+    per_key = {k: v for k, v in spend.get("by_key", {}).items() if k != FAILED_AUTH}
     return {
         "keys": keys,
+        # Per key where a class is a pool (full[0], full[1]...); a lone key under its class.
+        "per_key": dict(sorted(per_key.items())),
         "failed_auth": keys.pop(FAILED_AUTH, 0),
         "waited_seconds": waited,
         "unplanned_429": spend["unplanned_429"],

@@ -26,7 +26,8 @@ from harness._interrupts import Interrupts
 from harness._journal import SUFFIX, Entry, Journal
 from harness._ledger import Ledger
 from harness._pacing import Pacer
-from harness._profile import Profile, load
+from harness._pool import KeyPool, PoolKey, key_class, label
+from harness._profile import KEY_NAMES, Profile, load
 from harness._spend import FAILED_AUTH, SETUP
 
 T = TypeVar("T")
@@ -67,6 +68,9 @@ class Run:
     # Optional keys the preflight saw behave otherwise than their class (key name -> what it
     # saw, with both possible causes): the tests that need such a key read undecided.
     key_problems: dict[str, str] = field(default_factory=dict)
+    # Further keys of a pool the preflight left out (label -> what it saw): a note, the run
+    # decides every rule with the keys that behave.
+    pool_problems: dict[str, str] = field(default_factory=dict)
     _embedded: EmbeddedServer | None = None
     _clients: dict[str, TargetClient] = field(default_factory=dict)
     _pacers: dict[str, Pacer] = field(default_factory=dict)
@@ -153,20 +157,31 @@ class Run:
         if name in self._clients:
             return self._clients[name]
         if name in BAD_HEADERS:
-            header = BAD_HEADERS[name]
-            pacer: Pacer | None = self._pacer(FAILED_AUTH, profile.unauthenticated_bucket())
-            client = TargetClient(
-                self.session, name, header, pacer, failing=True, bucket=FAILED_AUTH
-            )
+            pacer = self._pacer(FAILED_AUTH, profile.unauthenticated_bucket())
+            keys = KeyPool([PoolKey(name, BAD_HEADERS[name], pacer)])
+            client = TargetClient(self.session, name, keys, failing=True, bucket=FAILED_AUTH)
         else:
-            value = profile.key(name)
-            if value is None:
+            values = profile.pool(name)
+            if not values:
                 return None
-            failing = name == "disabled"
+            session = self.session
+            keys = KeyPool(
+                [
+                    PoolKey(
+                        label(name, index, len(values)),
+                        value,
+                        # The rate_limit key's tests drain it on purpose: never paced.
+                        None
+                        if name == "rate_limit"
+                        else self._pacer(label(name, index, len(values)), profile.bucket(name)),
+                    )
+                    for index, value in enumerate(values)
+                ],
+                pinned=lambda: session.pinned,
+            )
             encryption = profile.data["keys"][name] if name == "encrypted" else None
-            pacer = None if name == "rate_limit" else self._pacer(name, profile.bucket(name))
             client = TargetClient(
-                self.session, name, value, pacer, failing=failing, encryption=encryption
+                self.session, name, keys, failing=name == "disabled", encryption=encryption
             )
         self._clients[name] = client
         return client
@@ -179,7 +194,7 @@ class Run:
         if "writer" not in self._clients:
             full = self.client("full")
             assert full is not None and self.session is not None
-            writer = TargetClient(self.session, "full", full.header, full.pacer)
+            writer = TargetClient(self.session, "full", full.keys)
             # A readonly key that does not behave as one is never used for the reads.
             readonly = None if "readonly" in self.key_problems else self.client("readonly")
             writer.reads_via = readonly
@@ -278,8 +293,14 @@ class Run:
             self.session.spend.passed(self.session.booking, seconds)
 
     def tokens_now(self) -> dict[str, float]:
-        """What each paced bucket holds now, as the client's model sees it."""
-        return {name: pacer.available() for name, pacer in self._pacers.items()}
+        """What each paced bucket holds now, as the client's model sees it: a pool's keys
+        together, as the forecast models a pool (one bucket of their summed size)."""
+        held: dict[str, float] = {}
+        for name, pacer in self._pacers.items():
+            if name in self.pool_problems:
+                continue  # left out of its pool: never spent from
+            held[key_class(name)] = held.get(key_class(name), 0.0) + pacer.available()
+        return held
 
     def pending_cleanup(self) -> dict[str, int]:
         """Units per bucket the cleanup of what the run made so far will spend."""
@@ -343,6 +364,18 @@ class Run:
                 self._embedded.stop()
                 self._embedded = None
 
+    def pool_sizes(self) -> dict[str, int]:
+        """Keys per class the run spends from: the profile's, less those the preflight left
+        out of a pool."""
+        profile = self.profile
+        if profile is None:
+            return {}
+        return {
+            name: len(profile.pool(name)) - sum(key_class(p) == name for p in self.pool_problems)
+            for name in KEY_NAMES
+            if profile.has_key(name)
+        }
+
     def describe(self) -> dict[str, Any]:
         profile = self.profile
         return {
@@ -352,4 +385,7 @@ class Run:
             "run_id": self.run_id,
             # Optional keys that did not behave as their class in the preflight.
             "key_problems": dict(self.key_problems),
+            # Keys per class the run spent from, and the further keys of a pool left out.
+            "keys": self.pool_sizes(),
+            "pool_problems": dict(self.pool_problems),
         }

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from harness._run import Run
 
 TIME_LEFT_OUT = "not run (time)"
+MAX_POOL = 12  # the most keys a class the pool advice considers
 UNPACED = "rate_limit"  # drained on purpose by its tests, never paced by the client
 
 
@@ -57,11 +58,25 @@ def default_plan(profile: Profile | None) -> str:
     return "deep" if cheap else "certify"
 
 
-def buckets_of(profile: Profile) -> dict[str, Bucket]:
-    """The paced buckets, as the profile says the target enforces them."""
-    found = {n: profile.bucket(n) for n in KEY_NAMES if n != UNPACED and profile.has_key(n)}
-    found[FAILED_AUTH] = profile.unauthenticated_bucket()
-    return {n: Bucket(s["capacity"], s["refill_per_minute"]) for n, s in found.items()}
+def pool_sizes(profile: Profile) -> dict[str, int]:
+    """Keys per paced class, as the profile gives them (one, or a pool's)."""
+    return {n: len(profile.pool(n)) for n in KEY_NAMES if n != UNPACED and profile.has_key(n)}
+
+
+def buckets_of(profile: Profile, pools: Mapping[str, int] | None = None) -> dict[str, Bucket]:
+    """The paced buckets, as the profile says the target enforces them. A class with a pool
+    of ``n`` keys is one bucket ``n`` times the key's: the client sends each request with the
+    fullest key, so the pool drains and refills as one. ``pools``: keys per class instead of
+    the profile's (what another pool would give)."""
+    sizes = {**pool_sizes(profile), **(pools or {})}
+    found = {
+        n: Bucket(size["capacity"] * count, size["refill_per_minute"] * count)
+        for n, count in sizes.items()
+        for size in [profile.bucket(n)]
+    }
+    failed = profile.unauthenticated_bucket()
+    found[FAILED_AUTH] = Bucket(failed["capacity"], failed["refill_per_minute"])
+    return found
 
 
 def drained_buckets(profile: Profile) -> dict[str, Bucket]:
@@ -94,6 +109,9 @@ class Schedule:
     skipping: dict[str, str] = field(default_factory=dict)
     latency: float | None = None  # seconds a request, as the forecast took it
     deadline: float | None = None  # time.monotonic() by which the last test must end
+    max_minutes: float | None = None  # what the deadline was set from (--max-minutes)
+    # Keys per class the run spends from where not the profile's (the preflight left some out).
+    pools: dict[str, int] | None = None
     out_of_time: bool = False
     _paid: set[str] = field(default_factory=set)
 
@@ -208,9 +226,12 @@ class Schedule:
             spent[bucket] = spent.get(bucket, 0) + units
         return spent
 
-    def predict(self, profile: Profile, latency: float) -> float:
+    def predict(
+        self, profile: Profile, latency: float, pools: Mapping[str, int] | None = None
+    ) -> float:
         """Seconds the kept tests take on the profile's buckets, run in order; the tests that
-        will skip there as not configured count for nothing (``skipping`` names them)."""
+        will skip there as not configured count for nothing (``skipping`` names them).
+        ``pools``: keys per class instead of the profile's."""
         paid: set[str] = set()
         preflight = self.table.measured.get("preflight", {})
         steps = [Step(dict(preflight.get("units", {})), int(preflight.get("requests", 0)))]
@@ -222,16 +243,45 @@ class Schedule:
             if reason is not None:
                 self.skipping[nodeid] = reason
         self.latency = latency
+        buckets = buckets_of(profile, self.pools if pools is None else pools)
         self.forecast_seconds = forecast(
-            steps + tests, buckets_of(profile), latency=latency, real_time_waits=real_time
+            steps + tests, buckets, latency=latency, real_time_waits=real_time
         )
         return self.forecast_seconds
 
-    def line(self, profile: Profile, latency: float) -> str:
-        """The one line printed before the first test."""
+    def pools_for(
+        self, profile: Profile, latency: float, minutes: float, most: int = MAX_POOL
+    ) -> tuple[dict[str, int], float] | None:
+        """Keys per class that bring the forecast under ``minutes``, and that forecast in
+        seconds; None where no pool of up to ``most`` keys a class does (the run is bound by
+        something keys do not share: the failed-authentication bucket, real-time waits).
+
+        Greedy: one more key at a time, to the class whose extra key shortens the forecast
+        most; the fewest keys for the time, not a search of every combination."""
+        sizes = {**pool_sizes(profile), **(self.pools or {})}
+        seconds = self.predict(profile, latency, sizes)
+        try:
+            while seconds > minutes * 60:
+                trials = {
+                    n: self.predict(profile, latency, {**sizes, n: c + 1})
+                    for n, c in sizes.items()
+                    if c < most
+                }
+                best = min(trials, key=lambda n: trials[n], default=None)
+                if best is None or trials[best] >= seconds:
+                    return None
+                sizes[best] += 1
+                seconds = trials[best]
+            return sizes, seconds
+        finally:
+            self.predict(profile, latency)  # the forecast of the profile as it is stays kept
+
+    def line(self, profile: Profile, latency: float, minutes: float | None = None) -> str:
+        """The one line printed before the first test; with ``minutes`` (``--max-minutes``)
+        that the forecast exceeds, the pool of keys per class that would bring it under."""
         seconds = self.predict(profile, latency)
         units = self.units()
-        buckets = buckets_of(profile)
+        buckets = buckets_of(profile, self.pools)
         shown = ", ".join(f"{b} {u:,}" for b, u in sorted(units.items(), key=lambda i: -i[1]))
         slowest = minimum({b: u for b, u in units.items() if b != UNPACED}, buckets)
         left = []
@@ -244,11 +294,31 @@ class Schedule:
         if unknown:
             left.append(f"{_tests(unknown)} the cost table does not hold yet")
         skipped = f"; not counted: {', '.join(left)}" if left else ""
+        pools = {n: c for n, c in {**pool_sizes(profile), **(self.pools or {})}.items() if c > 1}
+        keys = " (" + ", ".join(f"{c} {n} keys" for n, c in pools.items()) + ")" if pools else ""
+        advice = ""
+        minutes = self.max_minutes if minutes is None else minutes
+        if minutes is not None and seconds > minutes * 60:
+            advice = "; " + self._advice(profile, latency, minutes)
         return (
             f"amws plan {self.plan.name}: {len(self.order)} tests ({self.left_out} left out); "
             f"units {shown or 'none measured'}; forecast {seconds / 60:.1f} min on this "
-            f"profile's buckets (slowest bucket alone {slowest / 60:.1f} min){skipped}"
+            f"profile's buckets{keys} (slowest bucket alone {slowest / 60:.1f} min){skipped}"
+            f"{advice}"
         )
+
+    def _advice(self, profile: Profile, latency: float, minutes: float) -> str:
+        """What pool would bring the forecast under ``minutes``, said in one clause."""
+        found = self.pools_for(profile, latency, minutes)
+        if found is None:
+            return (
+                f"no pool of up to {MAX_POOL} keys a class brings it under {minutes:g} min "
+                "(the failed-authentication bucket and real-time waits are not a key's)"
+            )
+        sizes, seconds = found
+        now = {**pool_sizes(profile), **(self.pools or {})}
+        more = ", ".join(f"keys.{n} {c}" for n, c in sizes.items() if c != now.get(n))
+        return f"under {minutes:g} min with {more} keys (forecast {seconds / 60:.1f} min)"
 
     # -- the deadline -------------------------------------------------------------------
     def fits(self, nodeid: str, run: Run, pending: Mapping[str, int]) -> bool:
@@ -258,8 +328,7 @@ class Schedule:
             return False
         if self.deadline is None or run.profile is None:
             return True
-        buckets = buckets_of(run.profile)
-        model = Model(buckets, tokens=run.tokens_now())
+        model = Model(buckets_of(run.profile, self.pools), tokens=run.tokens_now())
         step = self._step(nodeid, set(self._paid))
         needed = model.spend(step, run.latency, run.profile.section("control") is None)
         needed += model.spend(Step(dict(pending)), run.latency, False)
@@ -275,7 +344,7 @@ class Schedule:
         than its preflight said), the deadline never is."""
         if self.deadline is None or run.profile is None:
             return False
-        model = Model(buckets_of(run.profile), tokens=run.tokens_now())
+        model = Model(buckets_of(run.profile, self.pools), tokens=run.tokens_now())
         # Twice the measured latency a delete: a slow target's answers vary.
         needed = model.spend(Step(dict(pending)), 2 * run.latency, False)
         if time.monotonic() + needed >= self.deadline:

@@ -42,6 +42,8 @@ class Spend:
     """Units and requests of a run, per bucket and per test."""
 
     units: Counter[str] = field(default_factory=Counter)
+    # Units per key where a class has a pool (``full[1]``); a lone key is its class.
+    by_key: Counter[str] = field(default_factory=Counter)
     by_test: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     requests: Counter[str] = field(default_factory=Counter)
     # Seconds to each answer, per booking (the first 50): the preflight's give the latency.
@@ -72,13 +74,16 @@ class Spend:
         with self._lock:
             self.uses[test].add(setup)
 
-    def book(self, test: str, bucket: str, units: int, elapsed: float = 0.0) -> None:
+    def book(self, test: str, bucket: str, units: int, elapsed: float = 0.0, key: str = "") -> None:
+        """One answered request of ``test``: ``units`` from ``bucket`` (a key class, or the
+        failed-authentication bucket), paid by the key labelled ``key`` (default: the class)."""
         with self._lock:
             self.requests[test] += 1
             if len(self.elapsed[test]) < 50:
                 self.elapsed[test].append(elapsed)
             if units:
                 self.units[bucket] += units
+                self.by_key[key or bucket] += units
                 self.by_test[test][bucket] += units
 
     def refused(self, test: str, bucket: str, request: str = "") -> None:
@@ -93,6 +98,7 @@ class Spend:
         with self._lock:
             return {
                 "units": dict(self.units),
+                "by_key": dict(self.by_key),
                 "by_test": {t: dict(c) for t, c in self.by_test.items()},
                 "requests": dict(self.requests),
                 "unplanned_429": self.unplanned_429,
@@ -105,6 +111,7 @@ class Spend:
 def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Several :meth:`Spend.export` results as one."""
     units: Counter[str] = Counter()
+    by_key: Counter[str] = Counter()
     requests: Counter[str] = Counter()
     by_test: dict[str, Counter[str]] = defaultdict(Counter)
     uses: dict[str, set[str]] = defaultdict(set)
@@ -117,12 +124,14 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
         for test, setups in part.get("uses", {}).items():
             uses[test].update(setups)
         units.update(part["units"])
+        by_key.update(part.get("by_key", part["units"]))
         requests.update(part["requests"])
         for test, spent in part["by_test"].items():
             by_test[test].update(spent)
         unplanned += part["unplanned_429"]
     return {
         "units": dict(units),
+        "by_key": dict(by_key),
         "by_test": {t: dict(c) for t, c in by_test.items()},
         "requests": dict(requests),
         "unplanned_429": unplanned,

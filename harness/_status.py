@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from harness._pool import key_class
+
 PLAIN_EVERY_SECONDS = 60.0
 REDRAW_SECONDS = 1.0
 
@@ -66,7 +68,7 @@ class Status:
         # The wait and the time left first: a narrow terminal cuts the units' end, not them.
         if self.wait is not None and self.wait[1] > now:
             bucket, ends, length = self.wait
-            rate = self.refill.get(bucket)
+            rate = self.refill.get(bucket, self.refill.get(key_class(bucket)))
             why = f"{bucket} bucket refilling" + (f" at {rate:,} units/min" if rate else "")
             parts.append(f"waiting {ends - now:.0f} s of {length:.0f} s: {why}")
         if self.forecast_seconds is not None and self.began is not None:

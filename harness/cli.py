@@ -85,7 +85,7 @@ def _plugin_options() -> str:
     return "options of the harness plugin, given after --:\n" + "\n".join(listing.lines)
 
 
-def _plan(name: str, tests: bool, target: str | None = None) -> int:
+def _plan(name: str, tests: bool, target: str | None = None, minutes: float | None = None) -> int:
     table = CostTable.load()
     plan = build(name, table)
     chosen = sorted(plan.keeps)
@@ -107,7 +107,7 @@ def _plan(name: str, tests: bool, target: str | None = None) -> int:
         nodeids = list(table.tests)
         schedule.keep(nodeids)
         schedule.order = [schedule.order[i] for i in schedule.interleave(schedule.order, profile)]
-        print(schedule.line(profile, DEFAULT_LATENCY))
+        print(schedule.line(profile, DEFAULT_LATENCY, minutes))
     if tests:
         print("\n".join(chosen))
     return 0
@@ -258,6 +258,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also forecast its minutes on the buckets this profile declares, as a run prints "
         "before its first test (no request is sent)",
     )
+    plan.add_argument(
+        "--max-minutes",
+        type=float,
+        metavar="M",
+        help="with --target: where the forecast is over M minutes, how many keys per class "
+        "(a pool, keys.full: [...]) would bring it under",
+    )
     expected = commands.add_parser(
         "expectations",
         help="write an expectations file (YAML, to standard output) from a run's report: "
@@ -324,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return costs_main(args.output, args.from_report, args.kill_matrix)
     if args.command == "expectations":
         return expectations_from(args.report)
-    return _plan(args.name, args.tests, args.target)
+    return _plan(args.name, args.tests, args.target, args.max_minutes)
 
 
 if __name__ == "__main__":

@@ -58,7 +58,9 @@ MARKERS = {
     "virtual_reader, unattached_reader, webhooks, roles, destructive, embedded: the embedded "
     "reference server only)",
     "physical": "opens a door or fires a relay; runs only with allow.physical or --allow-physical",
-    "rate_limit": "exhausts a rate-limit bucket (uses the rate_limit key)",
+    "rate_limit": "exhausts a rate-limit bucket (uses the rate_limit key); implies one_key",
+    "one_key": "needs one key's identity: every request of a key class goes with the first key "
+    "of its pool, not the fullest (harness/_pool.py)",
     "webhooks": "needs the webhook receiver",
     "slow": "takes seconds, not milliseconds",
     "covers(*elements)": "coverage elements a run plan asks for beside the rules "
@@ -251,6 +253,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if minutes is not None:
         schedule.deadline = time.monotonic() + minutes * 60
+        schedule.max_minutes = minutes
     config.stash[SCHEDULE_KEY] = schedule
     untold: dict[str, float] = {}
     status = for_run(config, lambda: run.session.spend.units if run.session else {}, _said(config))
@@ -428,8 +431,15 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(f"{NOT_ALLOWED}: physical actions are off (allow.physical or --allow-physical)")
     if run.session is not None:
         run.session.current_test = key
+        run.session.pinned = needs_one_key(item)
         for setup in setups_of(item):
             run.session.spend.used(key, setup)
+
+
+def needs_one_key(item: pytest.Item) -> bool:
+    """Whether the test must send each class's requests with one key (a drain reads back the
+    bucket it emptied): the harness decides it from the marks, so no test picks keys."""
+    return any(item.get_closest_marker(m) is not None for m in ("one_key", "rate_limit"))
 
 
 def _uses_target(item: pytest.Item) -> bool:
@@ -475,7 +485,10 @@ def _started(run: Run, config: pytest.Config) -> Profile:
                 run.latency = statistics.median(answers)
         for problem in run.key_problems.values():
             _say(config, f"amws: {problem}; the tests that need this key read undecided")
+        for problem in run.pool_problems.values():
+            _say(config, f"amws: {problem}; the run spends from the pool's other keys")
         schedule = config.stash[SCHEDULE_KEY]
+        schedule.pools = run.pool_sizes()
         _say(config, schedule.line(profile, run.latency))
         if STATUS_KEY in config.stash:  # the live status line (harness/_status.py)
             status = config.stash[STATUS_KEY]

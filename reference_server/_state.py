@@ -79,6 +79,8 @@ class Server:
     # figures the documents leave open (x-throttles names); the spec's figures by default.
     # A deployment setting, as a real system's administrator would set it.
     throttles: dict[str, spec.Throttle] = field(default_factory=dict)
+    # ``serve --key-pool CLASS=N``: keys per class the profile lists (a pool); one otherwise.
+    pools: dict[str, int] = field(default_factory=dict)
     buckets: RateBuckets = field(init=False)
     # State the policy overrides of active faults keep between calls, by the fault's own key
     # (see ``Policy.memory``); the correct server never reads it.

@@ -167,6 +167,40 @@ def _keys_of(server: Server, system: str) -> dict[str, dict[str, Any]]:
     return {r["name"]: r for r in server.store.all("apikey", system)}
 
 
+# The key classes a pool may be served for (the encrypted key's secrets are its own: never a
+# pool), and the system each class's keys belong to (0: the main one, 1: the other).
+POOLED = {"full": 0, "readonly": 0, "none": 0, "disabled": 0, "rate_limit": 0, "other_system": 1}
+
+
+def _member(key_class: str, index: int) -> str:
+    """The stored name of a pool's ``index``-th key (the first keeps the class's name)."""
+    return key_class if index == 0 else f"{key_class}-{index + 1}"
+
+
+def provision_pools(server: Server, pools: dict[str, int]) -> None:
+    """Give each class the keys ``pools`` asks for, alike in everything but their value (an
+    administrator making more keys with the same ticks); keys a database already holds stay."""
+    systems = server.systems()
+    with server.store.transaction():
+        for key_class, size in pools.items():
+            system = systems[POOLED[key_class]]
+            held = _keys_of(server, system)
+            first = held[key_class]
+            for index in range(1, size):
+                if _member(key_class, index) in held:
+                    continue
+                record = {k: v for k, v in first.items() if k not in ("uuid", "value", "name")}
+                record |= {"name": _member(key_class, index), "value": secrets.token_hex(32)}
+                server.store.insert("apikey", system, record, unique={"value": record["value"]})
+    server.pools = dict(pools)
+
+
+def _pool_values(keys: dict[str, dict[str, Any]], key_class: str, size: int) -> Any:
+    """The profile's value of a class: its key, or a pool's keys as a list."""
+    values = [keys[_member(key_class, i)]["value"] for i in range(size)]
+    return values[0] if size == 1 else values
+
+
 # The profile's throttles fields, by the x-throttles name of what each declares.
 PROFILE_THROTTLES = {
     "reader_failures": "reader-auth-failures-per-address",
@@ -193,6 +227,8 @@ def profile(server: Server, base_url: str) -> dict[str, Any]:
     }
     per_key = {}
     for name, record in {**keys, "other_system": other_keys["other_system"]}.items():
+        if name not in POOLED and name != "encrypted":
+            continue  # a pool's further keys: the same bucket as its first
         bucket = server.key_bucket(record)
         if bucket != DOCUMENTED:
             per_key[name] = dict(bucket.__dict__)
@@ -200,8 +236,13 @@ def profile(server: Server, base_url: str) -> dict[str, Any]:
         "name": "amws-reference",
         "base_url": base_url,
         "keys": {
-            **{n: keys[n]["value"] for n in ("full", "readonly", "none", "disabled", "rate_limit")},
-            "other_system": other_keys["other_system"]["value"],
+            **{
+                n: _pool_values(keys, n, server.pools.get(n, 1))
+                for n in ("full", "readonly", "none", "disabled", "rate_limit")
+            },
+            "other_system": _pool_values(
+                other_keys, "other_system", server.pools.get("other_system", 1)
+            ),
             "encrypted": {
                 "key": encrypted["value"],
                 "secret": encrypted["encryption"]["secret"],

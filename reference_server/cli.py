@@ -47,14 +47,29 @@ def _throttle_setting(text: str) -> tuple[str, spec.Throttle]:
     return name, throttle
 
 
+def _pool_setting(text: str) -> tuple[str, int]:
+    """``--key-pool CLASS=N``: N keys of the class (N from 1)."""
+    name, _, count = text.partition("=")
+    if name not in bootstrap.POOLED:
+        raise argparse.ArgumentTypeError(
+            f"{name!r}: not a key class a pool is served for ({', '.join(bootstrap.POOLED)})"
+        )
+    if not count.isdigit() or int(count) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give CLASS=N, N a whole number from 1")
+    return name, int(count)
+
+
 def build_server(
     db: str = ":memory:",
     faults: Sequence[str] = (),
     *,
     documented_buckets: bool = False,
     throttles: Mapping[str, spec.Throttle] | None = None,
+    pools: Mapping[str, int] | None = None,
 ) -> Server:
     """A provisioned server over the given database (``:memory:`` or a file path).
+
+    ``pools``: keys per class beyond one (``--key-pool full=3``), each on its own bucket.
 
     ``documented_buckets`` puts every key and every failed-authentication bucket on the
     documented bucket, as a staging system enforces it, instead of the demo's raised quotas.
@@ -76,6 +91,7 @@ def build_server(
         server.store.set_meta("control_token", server.control_token)
     extensions.install(server)
     bootstrap.provision(server)
+    bootstrap.provision_pools(server, dict(pools or {}))
     return server
 
 
@@ -112,6 +128,17 @@ def _parser() -> argparse.ArgumentParser:
         "deployment's administrator would set it (repeatable; names: "
         + ", ".join(THROTTLE_NAMES)
         + "; default: the spec's x-throttles); the profile declares the figures in force",
+    )
+    serve.add_argument(
+        "--key-pool",
+        action="append",
+        default=[],
+        type=_pool_setting,
+        metavar="CLASS=N",
+        help="serve N keys of a class alike in everything but their value, each on a bucket of "
+        "its own; the profile lists them as a pool (repeatable; classes: "
+        + ", ".join(bootstrap.POOLED)
+        + ")",
     )
     faults = commands.add_parser(
         "faults",
@@ -163,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.fault,
         documented_buckets=args.documented_buckets,
         throttles=dict(args.throttle),
+        pools=dict(args.key_pool),
     )
 
 
@@ -229,8 +257,11 @@ def serve(
     *,
     documented_buckets: bool = False,
     throttles: Mapping[str, spec.Throttle] | None = None,
+    pools: Mapping[str, int] | None = None,
 ) -> int:
-    server = build_server(db, faults, documented_buckets=documented_buckets, throttles=throttles)
+    server = build_server(
+        db, faults, documented_buckets=documented_buckets, throttles=throttles, pools=pools
+    )
     # An explicit TCP protocol number matters: asyncio switches Nagle's algorithm off only for
     # sockets that declare IPPROTO_TCP, and with it on every answer waits ~40 ms for an ACK.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET

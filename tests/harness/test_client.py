@@ -11,6 +11,7 @@ import pytest
 from harness import _client
 from harness._client import MAX_429_RETRIES, Session, TargetClient
 from harness._ledger import Ledger
+from harness._pool import KeyPool, PoolKey
 
 DEPARTMENTS = "/api/ws/v1/departments"
 
@@ -32,7 +33,7 @@ def _client_answering(statuses: list[tuple[int, str | None]]) -> TargetClient:
 def _client_of(answer: Callable[[httpx.Request], httpx.Response]) -> TargetClient:
     """The full key's client of a target that answers every request with ``answer``."""
     session = Session(base_url="http://target.test", ledger=Ledger(), secrets=[])
-    client = TargetClient(session, "full", "k" * 64, pacer=None)
+    client = TargetClient(session, "full", KeyPool([PoolKey("full", "k" * 64)]))
     transport = httpx.MockTransport(answer)
     client._http = httpx.Client(base_url="http://target.test", transport=transport)
     return client
