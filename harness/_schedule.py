@@ -317,8 +317,8 @@ class Schedule:
             )
         sizes, seconds = found
         now = {**pool_sizes(profile), **(self.pools or {})}
-        more = ", ".join(f"keys.{n} {c}" for n, c in sizes.items() if c != now.get(n))
-        return f"under {minutes:g} min with {more} keys (forecast {seconds / 60:.1f} min)"
+        more = ", ".join(f"{c} keys in keys.{n}" for n, c in sizes.items() if c != now.get(n))
+        return f"under {minutes:g} min with {more} (forecast {seconds / 60:.1f} min)"
 
     # -- the deadline -------------------------------------------------------------------
     def fits(self, nodeid: str, run: Run, pending: Mapping[str, int]) -> bool:

@@ -170,6 +170,7 @@ def test_trigger_opens_every_point_without_any_check(api, control_or_none) -> No
 
 @pytest.mark.rule("ACP-TRIGGER-AUDIT")
 @pytest.mark.physical
+@pytest.mark.one_key  # the audit names the key that sent the trigger: one key, not a pool
 def test_trigger_is_audited_with_the_key_name(api, profile, control) -> None:
     point = _a_point(api, profile)
     before = control.audit()

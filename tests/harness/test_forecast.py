@@ -187,3 +187,57 @@ def test_on_the_documented_buckets_every_test_counts_as_measured() -> None:
     assert schedule.forecast_seconds == pytest.approx(
         forecast(steps, buckets_of(_profile(None)), latency=0.001)
     )
+
+
+# -- pools -----------------------------------------------------------------------------------------
+def _pooled(full: int, readonly: int = 1) -> Any:
+    keys: dict[str, Any] = {
+        "full": [f"{i}" * 64 for i in range(full)] if full > 1 else "f" * 64,
+        "readonly": [f"r{i}" * 32 for i in range(readonly)] if readonly > 1 else "r" * 64,
+    }
+    return validate({"name": "t", "base_url": "https://example.test", "keys": keys})
+
+
+def test_a_pool_is_one_bucket_of_its_keys_summed_and_one_key_is_its_own() -> None:
+    assert buckets_of(_pooled(1))["full"] == DOCUMENTED
+    assert buckets_of(_pooled(3, 2))["full"] == Bucket(6000, 2400)
+    assert buckets_of(_pooled(3, 2))["readonly"] == Bucket(4000, 1600)
+    assert buckets_of(_pooled(1), {"full": 4})["full"] == Bucket(8000, 3200)
+
+
+def _reads(units: int) -> Schedule:
+    table = CostTable(
+        measured={},
+        setups={},
+        tests={f"s.py::t{i}": {"units": {"full": 100}, "requests": 1} for i in range(units // 100)},
+    )
+    schedule = Schedule.for_run("deep", table)
+    schedule.keep(list(table.tests))
+    return schedule
+
+
+def test_a_pool_shortens_the_forecast_by_its_refill() -> None:
+    schedule = _reads(20_000)  # 18,000 units beyond one bucket: 22.5 min at 800 a minute
+    assert schedule.predict(_pooled(1), 0.0) / 60 == pytest.approx(22.5, rel=0.01)
+    # Three keys: 14,000 beyond 6,000 at 2,400 a minute.
+    assert schedule.predict(_pooled(3), 0.0) / 60 == pytest.approx(14000 / 2400, rel=0.01)
+
+
+def test_over_the_max_minutes_the_line_says_which_pool_brings_it_under() -> None:
+    schedule = _reads(20_000)
+    line = schedule.line(_pooled(1), 0.0, minutes=9)
+    # 2 keys: 16,000 / 1,600 = 10 min, not under; 3 keys: 5.8 min.
+    assert line.endswith("; under 9 min with 3 keys in keys.full (forecast 5.8 min)"), line
+    assert schedule.forecast_seconds == pytest.approx(22.5 * 60, rel=0.01)  # the profile's own
+    assert "under" not in schedule.line(_pooled(3), 0.0, minutes=9)
+
+
+def test_where_keys_do_not_help_the_line_says_so() -> None:
+    table = CostTable(
+        measured={},
+        setups={},
+        tests={f"s.py::f{i}": {"units": {"failed_auth": 400}, "requests": 1} for i in range(50)},
+    )
+    schedule = Schedule.for_run("deep", table)
+    schedule.keep(list(table.tests))
+    assert "no pool of up to" in schedule.line(_pooled(1), 0.0, minutes=5)

@@ -152,3 +152,30 @@ def test_a_failing_test_that_takes_the_profile_prints_no_key(pytester: pytest.Py
     )
     result.assert_outcomes(failed=1)
     assert "K3yK3y" not in result.stdout.str()
+
+
+def test_a_key_class_takes_a_pool_whose_first_key_names_the_class(tmp_path: Path) -> None:
+    keys = {"full": ["a" * 64, "b" * 64, "c" * 64], "readonly": "r" * 64}
+    profile = load(_write(tmp_path, {**MINIMAL, "keys": keys}))
+    assert profile.pool("full") == ("a" * 64, "b" * 64, "c" * 64)
+    assert profile.key("full") == "a" * 64
+    assert profile.pool("readonly") == ("r" * 64,) and profile.pool("none") == ()
+    assert {"a" * 64, "b" * 64, "c" * 64} <= set(profile.secrets())  # every key is redacted
+
+
+@pytest.mark.parametrize(
+    ("keys", "said"),
+    [
+        ({"full": ["a" * 64, "a" * 64]}, "profile field keys.full[1] repeats keys.full[0]"),
+        ({"full": ["a" * 64, " " + "b" * 64]}, "profile field keys.full[1] has white space"),
+        ({"full": ["a" * 64, "b" * 10]}, "profile field keys.full[1] is too short"),
+        ({"full": "a" * 64, "readonly": []}, "profile field keys.readonly is an empty list"),
+    ],
+)
+def test_a_bad_pool_is_refused_naming_the_key_never_showing_it(
+    tmp_path: Path, keys: dict[str, object], said: str
+) -> None:
+    with pytest.raises(ProfileError) as error:
+        load(_write(tmp_path, {**MINIMAL, "keys": keys}))
+    assert said in str(error.value)
+    assert "aaaaaaaa" not in str(error.value) and "bbbbbbbb" not in str(error.value)

@@ -26,9 +26,10 @@ class LiveServer:
         db: str = ":memory:",
         documented_buckets: bool = False,
         throttles: dict[str, spec.Throttle] | None = None,
+        pools: dict[str, int] | None = None,
     ) -> None:
         self.server: Server = build_server(
-            db, faults, documented_buckets=documented_buckets, throttles=throttles
+            db, faults, documented_buckets=documented_buckets, throttles=throttles, pools=pools
         )
         self._served = ThreadedServer(
             create_app(self.server), "reference server", **uvicorn_options(self.server)
@@ -47,6 +48,7 @@ class LiveServer:
         if key is not None:
             value = self.profile["keys"][key]
             value = value["key"] if isinstance(value, dict) else value
+            value = value[0] if isinstance(value, list) else value  # a pool: its first key
             headers["Authorization"] = f"Bearer {value}" if bearer else value
         return httpx.Client(base_url=self.base_url, headers=headers, timeout=10)
 
