@@ -75,6 +75,12 @@ def _response_spec(op: spec.Operation, status: int) -> tuple[dict[str, Any] | No
     return node, pointer("paths", op.path, op.method.lower(), "responses", key)
 
 
+def documents_status(op: spec.Operation, status: int) -> bool:
+    """Whether the spec lists ``status`` for ``op``: an answer with any other status breaks
+    CONV-RESPONSE-CONFORMS, whichever test sees it."""
+    return _response_spec(op, status)[0] is not None
+
+
 def body_of(response: httpx.Response) -> Any:
     try:
         return json.loads(response.content)

@@ -266,6 +266,8 @@ class TargetClient:
             self._record(method, response, json)
             if op is not None:
                 self.session.coverage[op.operation_id] += 1
+                if self.session.observing:
+                    self.session.spend.called(self.session.booking, op.operation_id)
                 if op.assumed and self.session.observing:
                     booking = self.session.booking
                     if booking.startswith(SETUP):

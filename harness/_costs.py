@@ -59,6 +59,16 @@ def table_from_report(document: dict[str, Any], matrix: dict[str, Any] | None = 
             # embedded one, is a plan's last resort for a rule.
             "skipped": entry["outcome"] == "skipped" or "embedded" in entry.get("requires", ()),
             "covers": entry["covers"] + [f"fault:{name}" for name in kills.get(nodeid, [])],
+            # The operations it calls, its shared set-ups' included: the self-check runs a
+            # mutant of an operation's answers under the tests that call it.
+            "operations": sorted(
+                set(entry.get("operations", ()))
+                | {
+                    o
+                    for u in entry["uses"]
+                    for o in document["setups"].get(u, {}).get("operations", ())
+                }
+            ),
         }
     measured = {
         "at": document["generated_at"],

@@ -249,6 +249,8 @@ class Collector:
                 "units": spend["by_test"].get(nodeid, {}),
                 "requests": spend["requests"].get(nodeid, 0),
                 "uses": spend["uses"].get(nodeid, []),
+                # The operations it called (its shared set-ups' are under setups).
+                "operations": spend.get("operations", {}).get(nodeid, []),
                 "seconds": round(entry.get("seconds", 0.0), 3),
                 "target_seconds": spend["target_seconds"].get(nodeid, 0),
                 # Each rerun of a failed test (--stability), in order.
@@ -329,7 +331,11 @@ class Collector:
             # verdicts count them, and verify recomputes from them.
             "global_check_violations": violations,
             "setups": {
-                name: {"units": units, "requests": merged["spend"]["requests"].get(name, 0)}
+                name: {
+                    "units": units,
+                    "requests": merged["spend"]["requests"].get(name, 0),
+                    "operations": merged["spend"].get("operations", {}).get(name, []),
+                }
                 for name, units in merged["spend"]["by_test"].items()
                 if name.startswith((SETUP, PREFLIGHT))
             },

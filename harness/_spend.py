@@ -54,6 +54,9 @@ class Spend:
     # Seconds a test asked to pass on the target (a clock move, or a sleep where the target
     # has no control plane): a plan's forecast adds them where they are real time.
     target_seconds: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+    # The operations each test (or shared set-up) called: the self-check runs a mutant of an
+    # operation's answer only under the tests that call it.
+    operations: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     current: str = ""  # whom a request is booked to now: a test, a set-up, the preflight
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -69,6 +72,10 @@ class Spend:
     def passed(self, name: str, seconds: float) -> None:
         with self._lock:
             self.target_seconds[name] += seconds
+
+    def called(self, test: str, operation: str) -> None:
+        with self._lock:
+            self.operations[test].add(operation)
 
     def used(self, test: str, setup: str) -> None:
         with self._lock:
@@ -105,6 +112,7 @@ class Spend:
                 "unplanned_where": dict(self.unplanned_where),
                 "uses": {t: sorted(u) for t, u in self.uses.items()},
                 "target_seconds": dict(self.target_seconds),
+                "operations": {t: sorted(o) for t, o in self.operations.items()},
             }
 
 
@@ -116,6 +124,7 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     by_test: dict[str, Counter[str]] = defaultdict(Counter)
     uses: dict[str, set[str]] = defaultdict(set)
     target_seconds: Counter[str] = Counter()
+    operations: dict[str, set[str]] = defaultdict(set)
     where: Counter[str] = Counter()
     unplanned = 0
     for part in parts:
@@ -123,6 +132,8 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
         target_seconds.update(part.get("target_seconds", {}))
         for test, setups in part.get("uses", {}).items():
             uses[test].update(setups)
+        for test, called in part.get("operations", {}).items():
+            operations[test].update(called)
         units.update(part["units"])
         by_key.update(part.get("by_key", part["units"]))
         requests.update(part["requests"])
@@ -138,4 +149,5 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
         "unplanned_where": dict(where),
         "uses": {t: sorted(u) for t, u in uses.items()},
         "target_seconds": dict(target_seconds),
+        "operations": {t: sorted(o) for t, o in operations.items()},
     }

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import spec
+from harness._checks import documents_status
 from harness._plan import PLANS, CostTable, build
 from harness._rulemap import collect
 from harness._verdicts import EXIT_CONFORMANT, EXIT_INCOMPLETE
@@ -37,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The scenario suites. The contract suite is left out: its run time follows the example budget,
 # and the business-rule checks it carries are the very functions the harness client applies to
 # every exchange of these suites.
+GLOBAL_RULE = "CONV-RESPONSE-CONFORMS"
 DEFAULT_SUITES = ("suites/rules", "suites/webhooks", "suites/hardware", "suites/stateful")
 
 
@@ -82,7 +84,10 @@ def _run_matrix(paths: Sequence[str], faults: Sequence[Fault], extra: Sequence[s
             "-p",
             "selfcheck.plugin",
             "--fault-matrix",
-            ",".join(f"{f.name}={f.rule}" for f in faults),
+            ",".join(
+                f"{f.name}={f.rule}" + (f"+{also}" if (also := named_also(f)) else "")
+                for f in faults
+            ),
             "--fault-matrix-out",
             str(out),
             *extra,
@@ -94,6 +99,24 @@ def _run_matrix(paths: Sequence[str], faults: Sequence[Fault], extra: Sequence[s
             )
         matrix: Matrix = json.loads(out.read_text(encoding="utf-8"))
         return matrix
+
+
+def named_also(fault: Fault) -> str | None:
+    """The global check's rule that also names ``fault`` wherever its operation is called: a
+    spec-derived mutant answering, on one operation, a status the spec does not list for it
+    breaks CONV-RESPONSE-CONFORMS in every test that meets that answer (None otherwise)."""
+    # Spec-derived mutants only: a hand-written fault proves its own rule's tests can fail.
+    if not fault.constraint or fault.swap is None or len(fault.operations) != 1:
+        return None
+    op = spec.operation(fault.operations[0])
+    return None if documents_status(op, fault.swap[1]) else GLOBAL_RULE
+
+
+def _calling(table: CostTable, faults: Sequence[Fault]) -> set[str]:
+    """The tests (by the cost table) that call an operation one of ``faults`` changes for the
+    global check to name."""
+    ops = {f.operations[0] for f in faults if named_also(f)}
+    return {n for n, e in table.tests.items() if ops & set(e.get("operations", ()))}
 
 
 def _files_of(rule_map: dict[str, list[str]], rules: set[str]) -> list[str]:
@@ -126,9 +149,14 @@ def run_matrix(
 ) -> list[Outcome]:
     extra = ["--plan", plan] + (["--fault-matrix-every-test"] if every_test else [])
 
+    table = CostTable.load() if any(named_also(f) for f in faults) else None
+    known = {n.split("::")[0] for n in rule_map}
+
     def one(group: list[Fault]) -> Matrix:
-        files = _files_of(rule_map, {f.rule for f in group})
-        return _run_matrix(files, group, extra) if files else {}
+        files = set(_files_of(rule_map, {f.rule for f in group}))
+        if table is not None:  # and those whose tests meet a mutant the global check names
+            files |= {n.split("::")[0] for n in _calling(table, group)} & known
+        return _run_matrix(sorted(files), group, extra) if files else {}
 
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:

@@ -31,9 +31,10 @@ import pytest
 
 import spec
 from harness import Run
+from harness._checks import violated_rules
 from harness._plan import without_fault
 from harness._report import report_key
-from harness.plugin import COLLECTOR_KEY, PLAN_NAME_KEY, PLANNING_KEY, RUN_KEY
+from harness.plugin import COLLECTOR_KEY, PLAN_NAME_KEY, PLANNING_KEY, RUN_KEY, SCHEDULE_KEY
 
 FAULT_PARAM = "amws_fault"
 
@@ -44,9 +45,16 @@ class Matrix:
 
     rule_of: dict[str, str]
     every_test: bool = False
+    # Faults a global check also names wherever their operation is called (``NAME=RULE+ALSO``):
+    # a mutant answering a status the spec does not list for the operation breaks ALSO
+    # (CONV-RESPONSE-CONFORMS) in every test that calls it, whatever that test's own rules.
+    also: dict[str, str] = field(default_factory=dict)
     killed: set[str] = field(default_factory=set)
     current: str | None = None  # the fault the server runs with now
     fault_of_test: dict[str, str] = field(default_factory=dict)  # report key -> its fault
+    killers: set[str] = field(default_factory=set)  # report keys of the tests that killed
+    # The operations each test calls, as the cost table measured them (its plan names).
+    operations: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 MATRIX_KEY = pytest.StashKey[Matrix]()
@@ -76,23 +84,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def fault_rules(option: str | None) -> dict[str, str]:
-    """``--fault-matrix NAME=RULE,...``: each fault and the rule it breaks, in the given order."""
+    """``--fault-matrix NAME=RULE[+ALSO],...``: each fault and the rule it breaks, in the given
+    order (:func:`also_rules` reads the ``+ALSO`` parts)."""
     pairs: dict[str, str] = {}
     for item in filter(None, (option or "").split(",")):
         name, sep, rule = item.partition("=")
+        rule = rule.partition("+")[0]
         if not (sep and name.strip() and rule.strip()):
             raise pytest.UsageError(f"--fault-matrix: {item!r} is not NAME=RULE")
         pairs[name.strip()] = rule.strip()
     return pairs
 
 
+def also_rules(option: str | None) -> dict[str, str]:
+    """The faults of ``--fault-matrix`` a global check also names (``NAME=RULE+ALSO``)."""
+    found: dict[str, str] = {}
+    for item in filter(None, (option or "").split(",")):
+        name, _, rule = item.partition("=")
+        also = rule.partition("+")[2].strip()
+        if also:
+            found[name.strip()] = also
+    return found
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     # Before the harness's pytest_configure, which chooses the plan: a fault matrix draws on
     # every test of a fault's rule unless told to keep to a plan.
-    rules = fault_rules(config.getoption("--fault-matrix"))
+    option = config.getoption("--fault-matrix")
+    rules = fault_rules(option)
     if rules:
-        config.stash[MATRIX_KEY] = Matrix(rules, config.getoption("--fault-matrix-every-test"))
+        config.stash[MATRIX_KEY] = Matrix(
+            rules, config.getoption("--fault-matrix-every-test"), also=also_rules(option)
+        )
         if config.getoption("--plan") is None:
             config.option.plan = "deep"
 
@@ -104,6 +128,12 @@ def _matrix(config: pytest.Config) -> Matrix | None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Before any test: the run the harness made in pytest_configure learns of the faults."""
     config = session.config
+    matrix = _matrix(config)
+    if matrix is not None and matrix.also:
+        table = config.stash[SCHEDULE_KEY].table
+        matrix.operations = {
+            name: frozenset(entry.get("operations", ())) for name, entry in table.tests.items()
+        }
     run = config.stash[RUN_KEY]
     faults = tuple(config.getoption("--reference-fault"))
     run.server_args += tuple(arg for name in faults for arg in ("--fault", name))
@@ -125,9 +155,37 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             for mark in getattr(value, "marks", ()):
                 if mark.name == "rule":
                     rules.update(mark.args)
-    faults: list[str | None] = [n for n, rule in matrix.rule_of.items() if rule in rules] or [None]
+    faults: list[str | None] = [n for n, rule in matrix.rule_of.items() if rule in rules]
+    # Beside them, the faults a global check names in any test calling their operation, for
+    # a function one of whose cases calls it (each case keeps its own: collection_modifyitems).
+    called = _called_by_function(matrix, metafunc.definition.nodeid)
+    faults += [
+        n
+        for n in matrix.also
+        if n not in faults and matrix.rule_of[n] not in rules and _mutated_operation(n) in called
+    ]
+    faults = faults or [None]
     metafunc.fixturenames.append(FAULT_PARAM)
     metafunc.parametrize(FAULT_PARAM, faults, ids=[f"fault={f}" for f in faults])
+
+
+def _called_by_function(matrix: Matrix, nodeid: str) -> set[str]:
+    """The operations any case of the test function ``nodeid`` calls (by the cost table)."""
+    return {
+        op
+        for name, ops in matrix.operations.items()
+        if name == nodeid or name.startswith(f"{nodeid}[")
+        for op in ops
+    }
+
+
+def _credited(matrix: Matrix, item: pytest.Item, fault: str) -> bool:
+    """Whether ``item`` runs under ``fault`` for the global check alone: not a test of the
+    fault's rule, but one that calls the operation the fault changes."""
+    if matrix.rule_of[fault] in _rules_of(item) or fault not in matrix.also:
+        return False
+    name = without_fault(report_key(item.nodeid, item.location), fault)
+    return _mutated_operation(fault) in matrix.operations.get(name, frozenset())
 
 
 def fault_of(item: pytest.Item) -> str | None:
@@ -192,8 +250,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         i
         for i in items
         if (f := fault_of(i)) is None
-        or matrix.rule_of[f] not in _rules_of(i)
-        or _beside_the_point(i, f)
+        or (matrix.rule_of[f] not in _rules_of(i) and not _credited(matrix, i, f))
+        or (matrix.rule_of[f] in _rules_of(i) and _beside_the_point(i, f))
     ]
     if idle:
         config.hook.pytest_deselected(items=idle)
@@ -201,7 +259,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     kept = [i for i in items if i not in idle]
     # Within a mutant's tests, those generated for the operation it changes go first: one of
     # them kills it, and the rest (which may pace on a drained bucket) are then skipped.
-    items[:] = sorted(kept, key=lambda i: (str(fault_of(i)), not _aimed_at(i, fault_of(i))))
+    # The tests credited through the global check alone come last.
+    items[:] = sorted(
+        kept,
+        key=lambda i: (
+            str(fault_of(i)),
+            not _aimed_at(i, fault_of(i)),
+            matrix.rule_of[str(fault_of(i))] not in _rules_of(i),
+        ),
+    )
     for item in items:
         fault = fault_of(item)
         if fault is not None:
@@ -246,9 +312,17 @@ def pytest_runtest_makereport(
     fault = fault_of(item)
     if matrix is not None and fault is not None:
         report.user_properties.append(("fault", fault))
-        matrix.fault_of_test[report_key(item.nodeid, item.location)] = fault
-        if report.failed:
+        key = report_key(item.nodeid, item.location)
+        matrix.fault_of_test[key] = fault
+        # A test of the fault's rule kills it by failing; a test credited through the global
+        # check only by a failure that names that check's rule.
+        own = matrix.rule_of[fault] in _rules_of(item)
+        named = call.excinfo is not None and matrix.also.get(fault) in violated_rules(
+            call.excinfo.value
+        )
+        if report.failed and (own or named):
             matrix.killed.add(fault)
+            matrix.killers.add(key)
     return report
 
 
@@ -262,7 +336,7 @@ def by_fault(matrix: Matrix, tests: dict[str, dict[str, Any]]) -> dict[str, dict
             continue
         slot = found.setdefault(fault, {"tests": 0, "failed": []})
         slot["tests"] += 1
-        if entry["outcome"] == "failed":
+        if entry["outcome"] == "failed" and key in matrix.killers:
             slot["failed"].append(key)
     return found
 

@@ -137,3 +137,71 @@ def test_every_test_runs_when_the_whole_kill_matrix_is_wanted(
     found = json.loads(out.read_text(encoding="utf-8"))
     assert found["bearer-not-stripped"]["tests"] == 2
     assert len(found["bearer-not-stripped"]["failed"]) == 2
+
+
+CREDITED = """
+import pytest
+
+@pytest.mark.rule("DEPT-LIST-SHAPE")
+def test_reads(api):
+    api.get("/api/ws/v1/departments")
+
+@pytest.mark.rule("DEPT-LIST-SHAPE")
+def test_fails_for_its_own_reason(api):
+    raise AssertionError("a failure that names no rule proves nothing of the mutant")
+
+@pytest.mark.rule("DEPT-LIST-SHAPE")
+def test_reads_something_else(api):
+    api.get("/api/ws/v1/roles")
+"""
+
+
+def test_a_mutant_the_global_check_names_is_killed_by_any_test_calling_its_operation(
+    pytester: pytest.Pytester, server: LiveServer
+) -> None:
+    """A mutant answering a status the spec does not list (a list answering 201) breaks
+    CONV-RESPONSE-CONFORMS wherever the operation is called: it runs under the tests the cost
+    table says call the operation, whatever their rules, and only a failure naming that rule
+    kills it."""
+    pytester.makepyfile(test_matrix=CREDITED)
+    calls = {
+        "test_reads": ["listDepartments"],
+        "test_fails_for_its_own_reason": ["listDepartments"],
+        "test_reads_something_else": ["listRoles"],
+    }
+    table = {
+        "measured": {},
+        "setups": {},
+        "tests": {
+            f"test_matrix.py::{name}": {
+                "units": {},
+                "operations": ops,
+                "rules": ["DEPT-LIST-SHAPE"],
+            }
+            for name, ops in calls.items()
+        },
+    }
+    path = pytester.path / "costs.json"
+    path.write_text(json.dumps(table), encoding="utf-8")
+    out = pytester.path / "matrix.json"
+    mutant = "listDepartments:status:200-answered-201"
+    result = pytester.runpytest(
+        "-p",
+        "selfcheck.plugin",
+        "--target",
+        str(_profile(pytester, server)),
+        "--no-preflight",
+        "--cost-table",
+        str(path),
+        "--fault-matrix",
+        f"{mutant}=AUTH-PERMISSION-READ-WRITE+CONV-RESPONSE-CONFORMS",
+        "--fault-matrix-out",
+        str(out),
+        "--fault-matrix-every-test",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(failed=2, deselected=1)
+    assert json.loads(out.read_text(encoding="utf-8")) == {
+        mutant: {"tests": 2, "failed": [f"test_matrix.py::test_reads[fault={mutant}]"]}
+    }
