@@ -246,6 +246,7 @@ def test_delete_withdraws_hardware_flags_before_removing(api, factories, control
 # -- audit -------------------------------------------------------------------------------
 @pytest.mark.rule("WL-AUDIT-KEY-NAME")
 @pytest.mark.requires("control")
+@pytest.mark.one_key  # every write names the key that made it: one key, not a pool
 def test_watchlist_writes_are_audited_by_key_name(api, factories, profile, control) -> None:
     body = factories.watchlist()
     uuid = _created(api.post(WATCHLISTS, json=body))
