@@ -110,7 +110,8 @@ def redact(value: Any, schema: Mapping[str, Any] = _SCHEMA) -> Any:
     marks ``x-secret`` replaced by ``<redacted>``; credentials written into a URL go too."""
     node = _resolve(schema)
     if node.get(SECRET) and value is not None:
-        return REDACTED
+        # A pool of keys stays a list: the bundle shows how many keys the run had.
+        return [REDACTED] * len(value) if isinstance(value, list) else REDACTED
     if isinstance(value, dict):
         properties = node.get("properties", {})
         extra = node.get("additionalProperties")

@@ -232,6 +232,7 @@ def test_secrets_are_the_fields_the_profile_schema_marks() -> None:
         "base_url": "https://user:pa55@staging.example.com",
         "keys": {
             "full": "k" * 64,
+            "readonly": ["r" * 64, "q" * 64],
             "encrypted": {"key": "e" * 64, "secret": "s" * 64, "iv": "i" * 32, "fields": ["a"]},
         },
         "virtual_reader": {"uuid": "u", "key": "readerkey1", "access_control_point": "p"},
@@ -250,6 +251,7 @@ def test_secrets_are_the_fields_the_profile_schema_marks() -> None:
         "base_url": f"https://{REDACTED}@staging.example.com",
         "keys": {
             "full": REDACTED,
+            "readonly": [REDACTED, REDACTED],  # a pool: how many keys stays visible
             "encrypted": {"key": REDACTED, "secret": REDACTED, "iv": REDACTED, "fields": ["a"]},
         },
         "virtual_reader": {"uuid": "u", "key": REDACTED, "access_control_point": "p"},

@@ -29,6 +29,12 @@ def test_variables_are_named_by_key_class_and_by_the_profile_where_it_names_one(
     assert found == {KEY: "MY_FULL", "r" * 64: "AMWS_KEY_READONLY"}
 
 
+def test_each_key_of_a_pool_has_a_variable_of_its_own() -> None:
+    pool = ["a" * 64, "b" * 64, "c" * 64]
+    found = secret_variables({"keys": {"full": pool}}, {"keys": {"full": ["${K1}", "b" * 64]}})
+    assert found == {"a" * 64: "K1", "b" * 64: "AMWS_KEY_FULL_2", "c" * 64: "AMWS_KEY_FULL_3"}
+
+
 def test_a_command_holds_no_secret_and_sends_the_same_bytes() -> None:
     request = httpx.Request(
         "POST",
