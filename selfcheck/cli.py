@@ -215,9 +215,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--faults", help="comma-separated subset of the catalogue")
     parser.add_argument(
         "--kind",
-        choices=("all", "hand-written", "mutants"),
+        choices=("all", "hand-written", "mutants", "global-check"),
         default="all",
-        help="the hand-written faults, the spec-derived mutants, or both (default)",
+        help="the hand-written faults, the spec-derived mutants, or both (default); "
+        "global-check: the mutants a global check names wherever their operation is called "
+        "(with --every-test, each one's killers among all the tests calling it, for the cost "
+        "table)",
     )
     parser.add_argument(
         "--mutant-sample",
@@ -264,7 +267,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown fault(s): {', '.join(unknown)}")
     faults = [CATALOGUE[n] for n in names]
-    if args.kind != "all":
+    if args.kind == "global-check":
+        faults = [f for f in faults if named_also(f)]
+    elif args.kind != "all":
         faults = [f for f in faults if bool(f.constraint) == (args.kind == "mutants")]
     if args.mutant_sample > 1:
         derived = [f for f in faults if f.constraint]
