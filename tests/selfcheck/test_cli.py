@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from selfcheck.cli import main
+import spec
+from harness._checks import documents_status
+from reference_server.faults import CATALOGUE
+from selfcheck.cli import GLOBAL_RULE, main, named_also
 
 
 def test_a_rule_without_faults_is_refused_before_anything_runs(
@@ -21,3 +24,16 @@ def test_rule_selects_only_that_rules_faults(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit):
         main(["--skip-baseline", "--faults", "bad-uuid-404", "--rule", "ROLE-NAME-UNIQUE"])
     assert "no fault named by --faults breaks ROLE-NAME-UNIQUE" in capsys.readouterr().err
+
+
+def test_the_global_check_names_only_mutants_answering_an_undocumented_status() -> None:
+    credited = [f for f in CATALOGUE.values() if named_also(f)]
+    assert credited and all(named_also(f) == GLOBAL_RULE for f in credited)
+    for fault in credited:
+        assert fault.constraint and fault.swap is not None  # spec-derived swaps only
+        op = spec.operation(fault.operations[0])
+        assert documents_status(op, fault.swap[0]) and not documents_status(op, fault.swap[1])
+    # A swap to a status the operation documents (a permission refused with 401) is caught
+    # only by its own rule's tests; a hand-written swap never leans on the global check.
+    assert named_also(CATALOGUE["getDepartment:status:403-answered-401"]) is None
+    assert not any(named_also(f) for f in CATALOGUE.values() if not f.constraint)
