@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from harness._bundle import PROFILE, REDACTED, redact, verify, write_atomically
+from harness.evidence.bundle import PROFILE, REDACTED, redact, write_atomically
+from harness.evidence.verify import verify
 from tests.harness._runs import FAULT_RULE, Run, amws
 
 Members = dict[str, bytes]

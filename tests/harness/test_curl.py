@@ -1,5 +1,5 @@
-"""harness/_curl.py: a failure's deciding exchange as a curl command, secrets as variables; one
-copied from report.html gets the recorded status from a served reference server."""
+"""harness/evidence/curl.py: a failure's deciding exchange as a curl command, secrets as
+variables; one copied from report.html gets the recorded status from a served reference server."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import yaml
 
-from harness._curl import command, secret_variables, used_variables, variable_name
+from harness.evidence.curl import command, secret_variables, used_variables, variable_name
 from tests._served import ROOT, ordinary_env, serve
 
 KEY = "k" * 64

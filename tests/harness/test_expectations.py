@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 import pytest
 import yaml
 
-from harness._expectations import (
+from harness.evidence.expectations import (
     ExpectationsError,
     blamed_rules,
     forgiven,

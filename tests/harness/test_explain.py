@@ -1,10 +1,10 @@
-"""harness/_explain.py: the report header explains each figure; a 429 not asked for names
+"""harness/evidence/explain.py: the report header explains each figure; a 429 not asked for names
 its request and why it is no failure."""
 
 from __future__ import annotations
 
-from harness._explain import curl_block, figures, figures_block
-from harness._html import render
+from harness.evidence.explain import curl_block, figures, figures_block
+from harness.evidence.html import render
 
 
 def _doc(unplanned: int) -> dict[str, object]:

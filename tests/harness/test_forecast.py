@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from harness._forecast import (
+from harness.plan.forecast import (
     MAX_DRAIN_REQUESTS,
     MAX_REAL_TIME_WAIT_SECONDS,
     Bucket,
@@ -17,10 +17,10 @@ from harness._forecast import (
     minimum,
     on_target,
 )
-from harness._pacing import Pacer
-from harness._plan import CostTable
-from harness._profile import validate
-from harness._schedule import Schedule, buckets_of
+from harness.plan.plan import CostTable
+from harness.plan.schedule import Schedule, buckets_of
+from harness.target.pacing import Pacer
+from harness.target.profile import validate
 
 DOCUMENTED = Bucket(2000, 800)
 

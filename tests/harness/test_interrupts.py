@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness._interrupts import Interrupts
+from harness.lifecycle.interrupts import Interrupts
 
 
 @pytest.fixture

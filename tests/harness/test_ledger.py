@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 import spec
-from harness._ledger import Ledger, delete_path_for
+from harness.lifecycle.ledger import Ledger, delete_path_for
 
 U = "11111111-2222-4333-8444-555555555555"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness._pacing import Pacer
-from harness._pool import KeyPool, PoolKey, key_class, label
+from harness.target.pacing import Pacer
+from harness.target.pool import KeyPool, PoolKey, key_class, label
 
 
 class _Clock:

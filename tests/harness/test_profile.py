@@ -138,7 +138,7 @@ def test_a_failing_test_that_takes_the_profile_prints_no_key(pytester: pytest.Py
     pytester.makepyfile(
         """
         from harness import load
-        from harness._client import Session
+        from harness.target.client import Session
 
         def test_fails(request):
             profile = load(request.config.getoption("profile_path"))

@@ -1,4 +1,4 @@
-"""harness/_replay.py: a report's failed rules run again once the target is fixed."""
+"""harness/evidence/replay.py: a report's failed rules run again once the target is fixed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import yaml
 
-from harness._replay import selection, word
+from harness.evidence.replay import selection, word
 from tests._served import ROOT, ordinary_env, serve
 
 FAILING = "suites/rules/test_conventions.py::test_non_uuid_path_value_answers_422[deleteFile-uuid]"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import spec
-from harness._html import render
+from harness.evidence.html import render
 
 LIMIT = 5_000_000  # bytes: what a page of a thousand failures may weigh at most
 OPENAPI_SHA = "a" * 64

@@ -22,7 +22,7 @@ import httpx
 import pytest
 import yaml
 
-from harness._verdicts import EXIT_INCOMPLETE
+from harness.evidence.verdicts import EXIT_INCOMPLETE
 from tests._served import ROOT
 from tests.harness.test_interrupted_runs import Served
 

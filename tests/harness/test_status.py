@@ -1,4 +1,5 @@
-"""harness/_status.py: the live status line, and none of its control characters off a terminal."""
+"""harness/lifecycle/status.py: the live status line, and none of its control characters off a
+terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness._status import PLAIN_EVERY_SECONDS, Status, TerminalLine
+from harness.lifecycle.status import PLAIN_EVERY_SECONDS, Status, TerminalLine
 from tests._served import ROOT, ordinary_env, serve
 
 

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness._journal import Entry, read
+from harness.lifecycle.journal import Entry, read
 from tests._served import ROOT, ordinary_env, serve
 
 

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 import yaml
 
-from harness import _template, load
-from harness._profile import validate
-from harness._template import SCHEMA_FILE, TemplateError, template
+from harness import load
 from harness.cli import main
+from harness.target import template as _template
+from harness.target.profile import validate
+from harness.target.template import SCHEMA_FILE, TemplateError, template
 
 
 def _fill_environment(text: str, monkeypatch: pytest.MonkeyPatch) -> None:

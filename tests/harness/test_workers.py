@@ -1,4 +1,4 @@
-"""The default number of pytest-xdist workers (harness/_workers.py): one per core for a run of
+"""The default number of pytest-xdist workers (harness/plan/workers.py): one per core for a run of
 the suites' folders against the embedded server, serial wherever the command says otherwise or
 names a small selection; and the order the workers take the tests in (longest first)."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import _workers
-from harness._plan import CostTable
-from harness._schedule import Schedule
+from harness.plan import workers as _workers
+from harness.plan.plan import CostTable
+from harness.plan.schedule import Schedule
 from tests._served import ordinary_env
 
 ROOT = Path(__file__).resolve().parent.parent.parent

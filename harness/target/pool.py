@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from harness._pacing import Pacer
+from harness.target.pacing import Pacer
 
 
 @dataclass(frozen=True)

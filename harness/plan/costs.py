@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._plan import COST_TABLE, CostTable, without_fault
-from harness._preflight import PREFLIGHT
-from harness._spend import SETUP
+from harness.plan.plan import COST_TABLE, CostTable, without_fault
+from harness.plan.spend import SETUP
+from harness.target.preflight import PREFLIGHT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def kills_from_matrix(matrix: dict[str, Any]) -> dict[str, list[str]]:
@@ -114,7 +114,7 @@ def measure(extra: Sequence[str] = ()) -> dict[str, Any]:
             "--conformance-report",
             folder,
             # Serial, as the table has always been measured: one server, one order of the
-            # tests, each shared set-up made once (harness/_workers.py would start workers).
+            # tests, each shared set-up made once (harness/plan/workers.py would start workers).
             "-n",
             "0",
             *extra,

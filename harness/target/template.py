@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-SCHEMA_FILE = Path(__file__).with_name("profile.schema.json")
+SCHEMA_FILE = Path(__file__).parents[1].joinpath("profile.schema.json")
 WIDTH = 98
 HEADER = """\
 A target profile for amws-conformance. Fill it in, then run:

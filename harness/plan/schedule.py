@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import spec
-from harness._forecast import (
+from harness.plan.forecast import (
     MAX_DRAIN_REQUESTS,
     MAX_REAL_TIME_WAIT_SECONDS,
     Bucket,
@@ -27,13 +27,13 @@ from harness._forecast import (
     minimum,
     on_target,
 )
-from harness._plan import CostTable, Plan, build, units_of
-from harness._profile import DOCUMENTED_BUCKET, KEY_NAMES
-from harness._spend import FAILED_AUTH
+from harness.plan.plan import CostTable, Plan, build, units_of
+from harness.plan.spend import FAILED_AUTH
+from harness.target.profile import DOCUMENTED_BUCKET, KEY_NAMES
 
 if TYPE_CHECKING:
-    from harness._profile import Profile
     from harness._run import Run
+    from harness.target.profile import Profile
 
 TIME_LEFT_OUT = "not run (time)"
 MAX_POOL = 12  # the most keys a class the pool advice considers

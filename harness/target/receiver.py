@@ -45,7 +45,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import spec
-from harness._crypto import decrypt_text
+from harness.target.crypto import decrypt_text
 
 Delivery = dict[str, Any]
 SIGNATURE_HEADER = "X-SERVICE-HMAC-SHA256"

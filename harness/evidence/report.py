@@ -14,14 +14,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import spec
-from harness._bundle import PROFILE, redacted_profile, sha256, suite_version
-from harness._curl import deciding as deciding_curl
-from harness._expectations import EXPECTED_PROPERTY, Expectations, forgiven, judge, summary
-from harness._html import render
-from harness._preflight import PREFLIGHT
-from harness._spend import FAILED_AUTH, SETUP, merge
-from harness._stability import NOT_RUN, attempt, failed, record_rerun
-from harness._verdicts import (
+from harness.evidence.bundle import PROFILE, redacted_profile, sha256, suite_version
+from harness.evidence.curl import deciding as deciding_curl
+from harness.evidence.expectations import EXPECTED_PROPERTY, Expectations, forgiven, judge, summary
+from harness.evidence.html import render
+from harness.evidence.stability import NOT_RUN, attempt, failed, record_rerun
+from harness.evidence.verdicts import (
     FAILURE_FIELDS,
     PLAN_LEFT_OUT,
     catalogue,
@@ -31,6 +29,8 @@ from harness._verdicts import (
     exit_status,
     root_causes,
 )
+from harness.plan.spend import FAILED_AUTH, SETUP, merge
+from harness.target.preflight import PREFLIGHT
 
 if TYPE_CHECKING:
     from harness._run import Run

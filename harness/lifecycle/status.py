@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from harness._pool import key_class
+from harness.target.pool import key_class
 
 PLAIN_EVERY_SECONDS = 60.0
 REDRAW_SECONDS = 1.0

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness._profile import Profile, ProfileError, load
+from harness.target.profile import Profile, ProfileError, load
 
 
 class EmbeddedServer:

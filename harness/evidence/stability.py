@@ -5,7 +5,7 @@ pytest-rerunfailures runs the attempts: each right after the failure, in the sam
 the test's function-scoped fixtures made anew and its wider ones kept, so the harness's ledger
 records what every attempt made and the run's cleanup removes it with the rest; under
 pytest-xdist the worker that ran the test reruns it. ``--stability N`` sets its ``--reruns``.
-Each attempt's reports reach :meth:`harness._report.Collector.pytest_runtest_logreport`, the
+Each attempt's reports reach :meth:`harness.evidence.report.Collector.pytest_runtest_logreport`, the
 failed ones with the outcome ``rerun`` and every one with its attempt number (``report.rerun``,
 0 for the first); this module turns those into the test's entry: the first attempt's outcome
 and failure as without reruns, every later attempt under ``reruns``, and ``flaky`` once a rerun
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from harness._verdicts import failure_line
+from harness.evidence.verdicts import failure_line
 
 FLAKY = "flaky"  # the outcome of a test that failed, then passed on a rerun
 RERUNS_PLUGIN = "rerunfailures"  # pytest-rerunfailures's name in the plugin manager

@@ -1,6 +1,6 @@
 """A pytest plugin that writes each collected test's rule ids to $AMWS_RULES_OUT (as JSON).
 
-Load it with ``-p harness._rulemap`` in a ``--collect-only`` run: the rule coverage test and
+Load it with ``-p harness.plan.rulemap`` in a ``--collect-only`` run: the rule coverage test and
 the self-check both learn which tests verify which rule this way, without contacting a target.
 """
 
@@ -37,7 +37,7 @@ def collect(paths: list[str], cwd: str) -> dict[str, list[str]]:
                 "--collect-only",
                 "-q",
                 "-p",
-                "harness._rulemap",
+                "harness.plan.rulemap",
                 "-p",
                 "no:cacheprovider",
                 "--assert=plain",

@@ -27,7 +27,7 @@ import yaml
 import spec
 
 PLANS = ("gate", "certify", "deep")
-HERE = Path(__file__).parent
+HERE = Path(__file__).parents[1]  # the harness folder: plans.yaml, costs.json
 COST_TABLE = HERE / "costs.json"
 PLAN_FILE = HERE / "plans.yaml"
 

@@ -26,8 +26,8 @@ import httpx
 
 import spec
 from harness._checks import Violation, check
-from harness._client import TargetClient
-from harness._profile import KEY_NAMES
+from harness.target.client import TargetClient
+from harness.target.profile import KEY_NAMES
 
 if TYPE_CHECKING:
     from harness._run import Run

@@ -2,7 +2,7 @@
 
 What is pushed to door hardware goes first (doc2 § Credentials: an ACTIVE credential sits on the
 controllers; a person is in their phonebooks; a watchlist flags them), so a cleanup cut short
-leaves no card that opens a door. With a :class:`~harness._journal.Journal`, every event is
+leaves no card that opens a door. With a :class:`~harness.lifecycle.journal.Journal`, every event is
 also written to the run's ledger file as it happens.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 import spec
-from harness._journal import Entry, Journal
+from harness.lifecycle.journal import Entry, Journal
 
 
 def delete_path_for(

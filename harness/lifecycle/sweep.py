@@ -2,7 +2,7 @@
 
 Two sources:
 
-- the run's **ledger file** (written through as the run went, see :mod:`harness._journal`):
+- the run's **ledger file** (written through as the run went, see :mod:`harness.lifecycle.journal`):
   exactly the records the run made and had not removed;
 - the run's **name tag** (``amws-<label>-``, see :func:`fixtures.factories.run_tag`): the
   records of the kinds whose names carry the tag, found by the API's lists and searches, each
@@ -26,12 +26,12 @@ from typing import Any
 
 import spec
 from fixtures.factories import run_tag
-from harness._client import TargetClient
-from harness._interrupts import Interrupts
-from harness._journal import SUFFIX, Entry, Journal, files_of, read
-from harness._ledger import delete_path_for
-from harness._profile import load
 from harness._run import Run
+from harness.lifecycle.interrupts import Interrupts
+from harness.lifecycle.journal import SUFFIX, Entry, Journal, files_of, read
+from harness.lifecycle.ledger import delete_path_for
+from harness.target.client import TargetClient
+from harness.target.profile import load
 
 API = "/api/ws/v1"
 

@@ -4,8 +4,8 @@ SIGTERM is what ``timeout``, CI runners and Kubernetes send; it stops the run as
 (pytest's own interrupt: the tests stop, the session finishes, the cleanup runs). Once the run
 is stopping (interrupted, or cleaning up after its last test), a further interrupt does not cut
 the cleanup short: records pushed to door hardware go first anyway (see
-:mod:`harness._ledger`), and the cleanup goes on. The second further one stops it once those
-are gone and leaves the rest in the run's ledger file for ``amws-conformance sweep``.
+:mod:`harness.lifecycle.ledger`), and the cleanup goes on. The second further one stops it
+once those are gone and leaves the rest in the run's ledger file for ``amws-conformance sweep``.
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from harness._report import Collector
 from harness._run import Run
-from harness._schedule import Schedule
-from harness._verdicts import PLAN_LEFT_OUT
+from harness.evidence.report import Collector
+from harness.evidence.verdicts import PLAN_LEFT_OUT
+from harness.plan.schedule import Schedule
 
 
 def _folder(nodeid: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import yaml
 
-from harness._profile import _PUBLIC_FIELDS, Profile
+from harness.target.profile import _PUBLIC_FIELDS, Profile
 
 # Headers curl writes itself, or that say nothing about the request's meaning.
 _LEFT_OUT = frozenset(
@@ -63,8 +63,8 @@ def secret_variables(
             # A pool of keys: the first is the class's own variable, the next _2, _3 ...
             for index, item in enumerate(node):
                 raw = as_written if isinstance(as_written, list) else []
-                named = path if index == 0 else (*path[:-1], f"{path[-1]}_{index + 1}")
-                walk(item, raw[index] if index < len(raw) else None, named)
+                where = path if index == 0 else (*path[:-1], f"{path[-1]}_{index + 1}")
+                walk(item, raw[index] if index < len(raw) else None, where)
         elif isinstance(node, str) and len(node) >= MIN_SECRET and path[-1:] != ():
             if path[-1] in public:
                 return

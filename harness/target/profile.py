@@ -19,7 +19,9 @@ import yaml
 
 import spec
 
-_SCHEMA = json.loads((Path(__file__).with_name("profile.schema.json")).read_text(encoding="utf-8"))
+_SCHEMA = json.loads(
+    (Path(__file__).parents[1].joinpath("profile.schema.json")).read_text(encoding="utf-8")
+)
 # A key is an Authorization header value: its length limits are the spec's, stated once there.
 _SCHEMA["$defs"]["key"].update(
     zip(("minLength", "maxLength"), spec.key_header_length(), strict=True)

@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from harness._verdicts import failure_line
+from harness.evidence.verdicts import failure_line
 
 KINDS = ("rule", "test")
 EXPECTED = "expected-fail"

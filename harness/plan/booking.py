@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness._run import Run
-from harness._spend import SETUP
+from harness.plan.spend import SETUP
 
 _SCOPE_NODES: dict[str, type[pytest.Collector]] = {
     "class": pytest.Class,

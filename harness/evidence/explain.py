@@ -1,7 +1,7 @@
 """What report.html says beside its figures: what each figure of the header means, the curl
 command of a failure's deciding exchange, and what a replayed report carries over.
 
-Kept apart from ``harness/_html.py`` (the page's layout); it reads report.json alone, as the
+Kept apart from ``harness/evidence/html.py`` (the page's layout); it reads report.json alone, as the
 page does. Every figure of the header gets one line here, naming what it counts and, where a
 figure is not zero and might look like a problem (a 429 the run did not ask for), which
 request it was and why it is, or is not, a failure.
@@ -13,7 +13,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from harness._curl import deciding, used_variables
+from harness.evidence.curl import deciding, used_variables
 
 
 def _esc(value: Any) -> str:

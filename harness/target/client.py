@@ -21,14 +21,14 @@ import httpx
 
 import spec
 from harness._checks import RuleViolation, Violation, check, normative
-from harness._crypto import decrypt_text, encrypt_text
-from harness._curl import command as curl_command
-from harness._health import Health, TargetUnreachable
-from harness._health import send as send_within
-from harness._ledger import Ledger, delete_path_for, ends_record
-from harness._pacing import Pacer
-from harness._pool import KeyPool, PoolKey
-from harness._spend import FAILED_AUTH_COST, SETUP, Spend, answered_cost
+from harness.evidence.curl import command as curl_command
+from harness.lifecycle.ledger import Ledger, delete_path_for, ends_record
+from harness.plan.spend import FAILED_AUTH_COST, SETUP, Spend, answered_cost
+from harness.target.crypto import decrypt_text, encrypt_text
+from harness.target.health import Health, TargetUnreachable
+from harness.target.health import send as send_within
+from harness.target.pacing import Pacer
+from harness.target.pool import KeyPool, PoolKey
 
 _UUID = spec.uuid_pattern()
 MAX_429_RETRIES = 4
@@ -49,7 +49,7 @@ class Exchange:
     status: int
     response_headers: dict[str, str]
     response_body: str
-    curl: str = ""  # the request as a curl command, secrets as variables (harness/_curl.py)
+    curl: str = ""  # the request as a curl command, secrets as variables (harness/evidence/curl.py)
 
 
 @dataclass
@@ -72,7 +72,7 @@ class Session:
     # False while tests and fixtures are torn down, or the run cleans up: tidying, not observing.
     observing: bool = True
     # True while the current test needs one key's identity per class (its marks say so): each
-    # pool then sends everything with its first key (harness/_pool.py).
+    # pool then sends everything with its first key (harness/target/pool.py).
     pinned: bool = False
     spend: Spend = field(default_factory=Spend)
     health: Health = field(default_factory=Health)

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness import _launch
-from harness._bundle import PROFILE
-from harness._html import render
-from harness._verdicts import catalogue, certification, exit_line, exit_status, root_causes
+from harness.evidence.bundle import PROFILE
+from harness.evidence.html import render
+from harness.evidence.verdicts import catalogue, certification, exit_line, exit_status, root_causes
 
 BAD = ("failed", "blocked", "flaky")
 EXIT_UNUSABLE = 2
