@@ -85,7 +85,7 @@ def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -
     assert document["undecided"].get("not run (time)"), output
     # Which of the two stops comes first (the forecast before a test, or the deadline during
     # one) depends on where the time runs out; both are correct, and the second one is shown
-    # on its own by tests/harness/test_plans_plugin.py.
+    # on its own by tests/harness/plan/test_plans_plugin.py.
     assert "not run (time)" in done.stdout, output
     assert any(t["outcome"] == "passed" for t in document["tests"].values()), output
     assert document["cleanup_problems"] == [], output

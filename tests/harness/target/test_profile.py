@@ -115,7 +115,7 @@ def test_secrets_cover_keys_and_tokens_but_not_addresses(tmp_path: Path) -> None
 
 
 def test_shipped_example_profiles_are_valid(monkeypatch) -> None:
-    folder = Path(__file__).resolve().parents[2] / "fixtures" / "profiles"
+    folder = Path(__file__).resolve().parents[3] / "fixtures" / "profiles"
     for name in (
         "AMWS_KEY_FULL",
         "AMWS_KEY_READONLY",

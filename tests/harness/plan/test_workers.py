@@ -15,7 +15,7 @@ from harness.plan.plan import CostTable
 from harness.plan.schedule import Schedule
 from tests._served import ordinary_env
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 SUITES = ROOT / "suites"
 
 

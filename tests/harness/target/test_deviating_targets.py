@@ -26,7 +26,7 @@ from tests._proxy import Proxy, Rewrite, passed_on
 from tests._served import ordinary_env
 from tests.reference_server.conftest import LiveServer
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

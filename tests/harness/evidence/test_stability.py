@@ -24,7 +24,7 @@ import yaml
 
 from harness.evidence.verdicts import EXIT_INCOMPLETE
 from tests._served import ROOT
-from tests.harness.test_interrupted_runs import Served
+from tests.harness.lifecycle.test_interrupted_runs import Served
 
 SUITE = "suites/rules/test_watchlist_match.py"
 DEDUP = f"{SUITE}::test_several_hits_on_one_entry_count_once[identity]"
