@@ -16,19 +16,19 @@ import httpx
 import pytest
 
 import spec
-from harness._client import Session, TargetClient
-from harness._control import ControlPlane
-from harness._curl import profile_variables
-from harness._embedded import EmbeddedServer
-from harness._forecast import MAX_REAL_TIME_WAIT_SECONDS
-from harness._health import DEFAULT_REQUEST_SECONDS, Health
-from harness._interrupts import Interrupts
-from harness._journal import SUFFIX, Entry, Journal
-from harness._ledger import Ledger
-from harness._pacing import Pacer
-from harness._pool import KeyPool, PoolKey, key_class, label
-from harness._profile import KEY_NAMES, Profile, load
-from harness._spend import FAILED_AUTH, SETUP
+from harness.evidence.curl import profile_variables
+from harness.lifecycle.interrupts import Interrupts
+from harness.lifecycle.journal import SUFFIX, Entry, Journal
+from harness.lifecycle.ledger import Ledger
+from harness.plan.forecast import MAX_REAL_TIME_WAIT_SECONDS
+from harness.plan.spend import FAILED_AUTH, SETUP
+from harness.target.client import Session, TargetClient
+from harness.target.control import ControlPlane
+from harness.target.embedded import EmbeddedServer
+from harness.target.health import DEFAULT_REQUEST_SECONDS, Health
+from harness.target.pacing import Pacer
+from harness.target.pool import KeyPool, PoolKey, key_class, label
+from harness.target.profile import KEY_NAMES, Profile, load
 
 T = TypeVar("T")
 BAD_HEADERS = {

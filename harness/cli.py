@@ -30,17 +30,21 @@ from typing import Any
 
 import httpx
 
-from harness import _bundle, _diff, _launch, _replay, plugin
-from harness._costs import main as costs_main
-from harness._expectations import main_from as expectations_from
-from harness._journal import default_state_dir
-from harness._plan import PLANS, CostTable, build, units_of
-from harness._profile import ProfileError
-from harness._profile import load as load_profile
+from harness import _launch, plugin
 from harness._run import DEFAULT_LATENCY
-from harness._schedule import Schedule
-from harness._sweep import main as sweep_main
-from harness._template import write as write_template
+from harness.evidence import bundle as _bundle
+from harness.evidence import diff as _diff
+from harness.evidence import replay as _replay
+from harness.evidence import verify as _verify
+from harness.evidence.expectations import main_from as expectations_from
+from harness.lifecycle.journal import default_state_dir
+from harness.lifecycle.sweep import main as sweep_main
+from harness.plan.costs import main as costs_main
+from harness.plan.plan import PLANS, CostTable, build, units_of
+from harness.plan.schedule import Schedule
+from harness.target.profile import ProfileError
+from harness.target.profile import load as load_profile
+from harness.target.template import write as write_template
 
 _ROLE = re.compile(r":(?:func|class|meth|mod|data|attr):`~?([^`]+)`")
 
@@ -326,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "bundle":
         return _bundle.bundle_main(args.report_dir, args.output, args.expectations)
     if args.command == "verify":
-        return _bundle.verify_main(args.bundle)
+        return _verify.verify_main(args.bundle)
     if args.command == "costs":
         return costs_main(args.output, args.from_report, args.kill_matrix)
     if args.command == "expectations":

@@ -1,197 +1,72 @@
-"""The pytest plugin: options, markers, fixtures, skip reasons and the certification report.
+"""The pytest plugin: the hooks, wired to the harness's parts.
 
+Its options and markers are in :mod:`harness._options`, its fixtures in :mod:`harness._fixtures`,
+what hooks and fixtures share (stash keys, skip reasons, starting the run) in
+:mod:`harness._session`; reaching the target is :mod:`harness.target`, planning
+:mod:`harness.plan`, the run's life :mod:`harness.lifecycle` and the report :mod:`harness.evidence`.
 Loaded through the ``pytest11`` entry point and by the repository's root ``conftest.py``.
 Nothing starts until a test asks for the target, so the project's own tests never pay for it.
 """
 
 from __future__ import annotations
 
-import statistics
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import httpx
 import pytest
 
 import spec
-from fixtures import Factories
-from harness._booking import Booking, setups_of
 from harness._checks import violated_rules
-from harness._client import TargetClient
-from harness._control import ControlPlane
 from harness._examples import EXAMPLES_KEY, ExampleBudget
-from harness._expectations import EXPECTED_PROPERTY, Expectations, ExpectationsError
-from harness._expectations import load as load_expectations
-from harness._interrupts import Interrupts
-from harness._journal import default_state_dir
 from harness._launch import CONFIG as LAUNCH_CONFIG
-from harness._plan import PLANS, CostTable
-from harness._planning import Planning
-from harness._preflight import PREFLIGHT, PreflightError
-from harness._preflight import run as preflight
-from harness._profile import KEY_NAMES, Profile, ProfileError
-from harness._receiver import Receiver
-from harness._report import Collector, report_key, worker_output
+from harness._options import MARKERS, add_options
 from harness._run import Run
-from harness._schedule import TIME_LEFT_OUT, Schedule, default_plan
-from harness._spend import FAILED_AUTH
-from harness._stability import configure as configure_reruns
-from harness._status import StatusReporter, for_run, refill_rates
-from harness._verdicts import NOT_RUN_UNREACHABLE, UNANSWERED
-from harness._workers import apply_default as default_workers
-from harness._workers import described as workers_line
+from harness._session import (
+    COLLECTOR_KEY,
+    NOT_ALLOWED,
+    NOT_CONFIGURED,
+    PLAN_NAME_KEY,
+    PLANNING_KEY,
+    RUN_KEY,
+    SCHEDULE_KEY,
+    STATUS_KEY,
+    UNDECIDED,
+    WORKERS_KEY,
+    said,
+    say,
+    say_wait,
+    started,
+    sweep_command,
+)
+from harness.evidence.expectations import EXPECTED_PROPERTY, Expectations, ExpectationsError
+from harness.evidence.expectations import load as load_expectations
+from harness.evidence.report import Collector, report_key, worker_output
+from harness.evidence.stability import configure as configure_reruns
+from harness.evidence.verdicts import NOT_RUN_UNREACHABLE, UNANSWERED
+from harness.lifecycle.interrupts import Interrupts
+from harness.lifecycle.journal import default_state_dir
+from harness.lifecycle.status import for_run
+from harness.plan.booking import Booking, setups_of
+from harness.plan.plan import CostTable
+from harness.plan.planning import Planning
+from harness.plan.schedule import TIME_LEFT_OUT, Schedule, default_plan
+from harness.plan.workers import apply_default as default_workers
+from harness.plan.workers import described as workers_line
+from harness.target.profile import KEY_NAMES, Profile, ProfileError
 
-RUN_KEY = pytest.StashKey[Run]()
-COLLECTOR_KEY = pytest.StashKey[Collector]()
-SCHEDULE_KEY = pytest.StashKey[Schedule]()
-PLANNING_KEY = pytest.StashKey[Planning]()
-WORKERS_KEY = pytest.StashKey[int]()  # the workers the run started where the command said none
-# A test's name in the cost table, where another plugin made a variant of the test whose
-# report key differs (the self-check's plugin does).
-PLAN_NAME_KEY = pytest.StashKey[str]()
-STATUS_KEY = pytest.StashKey[StatusReporter]()
-MARKERS = {
-    "rule(*ids)": "the rule ids of spec/rules.yaml this test verifies",
-    "requires(capability)": "skip unless the profile configures it (a key name, control, "
-    "virtual_reader, unattached_reader, webhooks, roles, destructive, embedded: the embedded "
-    "reference server only)",
-    "physical": "opens a door or fires a relay; runs only with allow.physical or --allow-physical",
-    "rate_limit": "exhausts a rate-limit bucket (uses the rate_limit key); implies one_key",
-    "one_key": "needs one key's identity: every request of a key class goes with the first key "
-    "of its pool, not the fullest (harness/_pool.py)",
-    "webhooks": "needs the webhook receiver",
-    "slow": "takes seconds, not milliseconds",
-    "covers(*elements)": "coverage elements a run plan asks for beside the rules "
-    "(harness/plans.yaml), e.g. permission:Write Users",
-}
-NOT_CONFIGURED = "not configured"
-# The start of a skip reason that leaves a rule undecided because something the rule's test
-# needs is missing or ambiguous on this target (a key not behaving as its class, a figure the
-# documents do not give): the rule is neither passed nor failed.
-UNDECIDED = "undecided"
-NOT_ALLOWED = "not allowed"
+# The fixtures live in harness/_fixtures.py; pytest loads them with the plugin.
+pytest_plugins = ("harness._fixtures",)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("amws", "AMWS conformance")
-    group.addoption(
-        "--target",
-        metavar="PROFILE",
-        default=None,
-        help="target profile (YAML); without it the embedded reference server is started",
-    )
-    group.addoption(
-        "--conformance-report",
-        metavar="DIR",
-        default=None,
-        help="write report.json and report.html to DIR",
-    )
-    group.addoption(
-        "--allow-physical",
-        action="store_true",
-        default=False,
-        help="allow tests that open doors or fire relays on the target",
-    )
-    group.addoption("--run-id", default=None, help="prefix of every name the run creates")
-    group.addoption(
-        "--seed",
-        type=int,
-        default=None,
-        help=(
-            "seed of the payload factories (default: from the run id) and of the contract "
-            "suite (default: fixed); printed in the header, replays a run's data"
-        ),
-    )
-    group.addoption(
-        "--examples",
-        type=int,
-        default=None,
-        help="example budget per operation of the property-based suites (profile: examples)",
-    )
-    group.addoption(
-        "--rules",
-        metavar="IDS",
-        default=None,
-        help="run only the tests tagged with one of these comma-separated rule ids",
-    )
-    group.addoption(
-        "--plan",
-        choices=PLANS,
-        default=None,
-        help="gate (a small pull-request subset), certify (every certifying normative rule, "
-        "cheapest by the measured cost table) or deep (everything); profile: plan; default: "
-        "certify unless the profile raises the full key's and the failed-auth buckets",
-    )
-    group.addoption(
-        "--cost-table",
-        metavar="FILE",
-        default=None,
-        help="the measured per-test costs a plan is chosen by (default: the shipped table; "
-        "amws-conformance costs --output FILE measures one)",
-    )
-    group.addoption(
-        "--max-minutes",
-        type=float,
-        default=None,
-        metavar="M",
-        help="start no test the forecast says would not end, with its cleanup, within M "
-        "minutes of the start; those are reported as not run (time)",
-    )
-    group.addoption(
-        "--request-timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="the longest one request may take, its whole answer read (profile: "
-        "request_timeout; default 30); five requests in a row without an answer stop the run "
-        "as target unreachable",
-    )
-    group.addoption(
-        "--state-dir",
-        metavar="DIR",
-        default=None,
-        help="where a run against a target writes its ledger as it goes, for amws-conformance "
-        "sweep after a crash (profile: state_dir; default: $AMWS_STATE_DIR, else "
-        "~/.local/state/amws-conformance)",
-    )
-    group.addoption(
-        "--no-preflight",
-        action="store_true",
-        default=False,
-        help="skip the key preflight (the self-check's runs do: each test must meet the server)",
-    )
-    group.addoption(
-        "--expectations",
-        metavar="FILE",
-        default=None,
-        help="the known failures (YAML: entries of rule or test, reason, link): they read as "
-        "expected fail and do not fail the run; an entry that passes again (stale) fails it; "
-        "the verdict ignores them (profile: expectations; amws-conformance expectations "
-        "--from report.json writes one)",
-    )
-    group.addoption(
-        "--strict-informative",
-        action="store_true",
-        default=False,
-        help="count failures of assumed rules (our choices where the documents are silent) "
-        "in the exit status; without it they are listed and the exit status follows the "
-        "certifying verdict: 0 conformant, 1 not conformant, 6 incomplete",
-    )
-    group.addoption(
-        "--stability",
-        type=int,
-        default=None,
-        metavar="N",
-        help="rerun each failed test up to N times; one that passes on a rerun is flaky, "
-        "listed apart and never counted as passed (profile: stability)",
-    )
+    add_options(parser)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_cmdline_main(config: pytest.Config) -> Any:
-    """Before pytest-xdist reads its options: the default workers (harness/_workers.py)."""
+    """Before pytest-xdist reads its options: the default workers (harness/plan/workers.py)."""
     workers = default_workers(config)
     if workers is not None:
         config.stash[WORKERS_KEY] = workers
@@ -228,7 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
         run.profile.data.get("state_dir") if run.profile else None
     )
     run.state_dir = Path(state) if state else default_state_dir()
-    run.interrupts = Interrupts(say=lambda line: _say(config, line))
+    run.interrupts = Interrupts(say=lambda line: say(config, line))
     run.interrupts.install()
     run.seed = config.getoption("--seed")
     if run.seed is None:
@@ -256,12 +131,12 @@ def pytest_configure(config: pytest.Config) -> None:
         schedule.max_minutes = minutes
     config.stash[SCHEDULE_KEY] = schedule
     untold: dict[str, float] = {}
-    status = for_run(config, lambda: run.session.spend.units if run.session else {}, _said(config))
+    status = for_run(config, lambda: run.session.spend.units if run.session else {}, said(config))
     if status is not None:
         config.stash[STATUS_KEY] = status
 
     def on_wait(bucket: str, seconds: float) -> None:
-        _say_wait(config, untold, bucket, seconds)
+        say_wait(config, untold, bucket, seconds)
         if status is not None:
             status.waiting(bucket, seconds)
 
@@ -301,42 +176,16 @@ def _expectations(config: pytest.Config, run: Run) -> Expectations | None:
     return found
 
 
-def _say(config: pytest.Config, line: str) -> None:
-    """A line of its own on the terminal (not glued to a row of progress dots)."""
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None or hasattr(config, "workerinput"):
-        return
-    # Said while a test's output is being captured: past the capture, to the terminal.
-    capture = config.pluginmanager.get_plugin("capturemanager")
-    if capture is None:
-        reporter.write_line(line)
-        return
-    with capture.global_and_fixture_disabled():
-        reporter.write_line(line)
-
-
-def _said(config: pytest.Config) -> Callable[[str], None]:
-    return lambda line: _say(config, line)
-
-
-def _say_wait(config: pytest.Config, untold: dict[str, float], bucket: str, seconds: float) -> None:
-    """A paced run is quiet for minutes: say what it waits for, once per 30 s of waiting on a
-    bucket (a request rarely waits long, but thousands of short waits add up)."""
-    untold[bucket] = untold.get(bucket, 0.0) + seconds
-    if untold[bucket] >= 30:
-        _say(config, f"amws: paced {untold.pop(bucket):.0f} s on the {bucket} bucket's refill")
-
-
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Under pytest-xdist the workers run the tests and print nothing: the controller says how
     many run where the default chose them, and how to sweep what they make if the run dies."""
     config = session.config
     run = config.stash[RUN_KEY]
     if WORKERS_KEY in config.stash:
-        _say(config, workers_line(config.stash[WORKERS_KEY]))
+        say(config, workers_line(config.stash[WORKERS_KEY]))
     workers = getattr(config.option, "numprocesses", None)
     if workers and run.target is not None and not hasattr(config, "workerinput"):
-        _say(
+        say(
             config,
             f"amws: workers keep ledgers in {run.state_dir}; if the run dies: {sweep_command(run)}",
         )
@@ -413,7 +262,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     physical = item.get_closest_marker("physical") is not None
     if not needs and not physical and not _uses_target(item):
         return
-    profile = _started(run, item.config)
+    profile = started(run, item.config)
     key = report_key(item.nodeid, item.location)
     if run.session is not None and run.session.health.down:
         pytest.skip(
@@ -469,70 +318,6 @@ def _has(run: Run, profile: Profile, capability: str) -> bool:
     if capability == "webhooks":
         return "listen" in (profile.section("webhooks") or {})
     return bool(profile.section(capability))
-
-
-def _started(run: Run, config: pytest.Config) -> Profile:
-    if run.started:
-        assert run.profile is not None
-        return run.profile
-    try:
-        profile = run.start()
-        if not run.skip_preflight:
-            preflight(run)
-            assert run.session is not None
-            answers = run.session.spend.elapsed.get(PREFLIGHT)
-            if answers:  # the median: the first answer also pays for the connection
-                run.latency = statistics.median(answers)
-        for problem in run.key_problems.values():
-            _say(config, f"amws: {problem}; the tests that need this key read undecided")
-        for problem in run.pool_problems.values():
-            _say(config, f"amws: {problem}; the run spends from the pool's other keys")
-        schedule = config.stash[SCHEDULE_KEY]
-        schedule.pools = run.pool_sizes()
-        _say(config, schedule.line(profile, run.latency))
-        if STATUS_KEY in config.stash:  # the live status line (harness/_status.py)
-            status = config.stash[STATUS_KEY]
-            status.status.refill = refill_rates(
-                {
-                    **{k: profile.bucket(k) for k in KEY_NAMES},
-                    FAILED_AUTH: profile.unauthenticated_bucket(),
-                }
-            )
-            status.begin(len(schedule.order), schedule.forecast_seconds)
-        if run.ledger_file is not None:
-            _say(config, f"amws: ledger {run.ledger_file}; if the run dies: {sweep_command(run)}")
-        assert run.session is not None
-        run.session.before_request = lambda: _within_deadline(run, schedule)
-    except ProfileError as error:
-        _stop(config, str(error))
-    except PreflightError as error:
-        _stop(config, f"preflight: {error}")
-    except httpx.LocalProtocolError as error:  # a request this client could not even send
-        _stop(config, f"preflight: a request could not be sent ({error})")
-    except httpx.HTTPError as error:
-        where = run.profile.base_url if run.profile else "?"
-        _stop(config, f"preflight: profile field base_url: no answer from {where} ({error})")
-    return profile
-
-
-def _within_deadline(run: Run, schedule: Schedule) -> None:
-    """End the running test as not run (time) once the cleanup needs all the time left."""
-    if schedule.deadline is not None and schedule.cleanup_must_start(run, run.pending_cleanup()):
-        pytest.skip(f"{TIME_LEFT_OUT}: --max-minutes was reached while it ran; cleanup started")
-
-
-def _stop(config: pytest.Config, reason: str) -> NoReturn:
-    """End the run before any test, for a reason the profile's owner must fix. No secret of
-    the profile is ever said (an HTTP library's error may quote a header it refused)."""
-    run = config.stash.get(RUN_KEY, None)
-    if run is not None and run.profile is not None:
-        for secret in sorted(run.profile.secrets(), key=len, reverse=True):
-            # As written, trimmed, and as a bytes repr quotes it (escapes and all).
-            forms = {secret, secret.strip(), repr(secret.encode())[2:-1]}
-            for form in forms - {""}:
-                reason = reason.replace(form, "[redacted]")
-    config.stash[COLLECTOR_KEY].stopped = reason
-    pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -627,14 +412,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             collector.write(run, session)
 
 
-def sweep_command(run: Run) -> str:
-    """The command that removes what ``run`` left on its target."""
-    command = f"amws-conformance sweep --target {run.target} --run-id {run.run_id}"
-    if run.state_dir is not None and run.state_dir != default_state_dir():
-        command += f" --state-dir {run.state_dir}"
-    return command
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """pytest-xdist: a worker finished; keep what its run saw for the controller's report."""
@@ -650,93 +427,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(collector.summary_line)
 
 
-# -- fixtures (users may override any of them in their own conftest.py) -----------------
-@pytest.fixture(scope="session")
-def amws_run(request: pytest.FixtureRequest) -> Run:
-    """The run: profile, clients and ledger; starts the embedded server on first use."""
-    run = request.config.stash[RUN_KEY]
-    _started(run, request.config)
-    return run
-
-
-@pytest.fixture(scope="session")
-def profile(amws_run: Run) -> Profile:
-    assert amws_run.profile is not None
-    return amws_run.profile
-
-
-@pytest.fixture(scope="session")
-def run_id(amws_run: Run) -> str:
-    return amws_run.run_id
-
-
-@pytest.fixture(scope="session")
-def client(amws_run: Run) -> Callable[[str], TargetClient]:
-    """``client("readonly")``: the client of a key (or ``missing``/``short``/``long`` header)."""
-
-    def get(name: str) -> TargetClient:
-        if name in amws_run.key_problems:
-            pytest.skip(f"{UNDECIDED}: {amws_run.key_problems[name]}")
-        found = amws_run.client(name)
-        if found is None:
-            pytest.skip(f"{NOT_CONFIGURED}: the profile has no keys.{name}")
-        return found
-
-    return get
-
-
-@pytest.fixture(scope="session")
-def api(amws_run: Run) -> TargetClient:
-    """The ``full`` key's client, its reads sent with the ``readonly`` key where there is one
-    (see :meth:`Run.writer`); ``client("full")`` is the full key for everything."""
-    return amws_run.writer()
-
-
 def pytest_report_header(config: pytest.Config) -> list[str]:
     run = config.stash.get(RUN_KEY, None)
     if run is None:
         return []
     target = run.target or "embedded reference server"
     return [f"amws: target {target}, run id {run.run_id}, seed {run.seed}"]
-
-
-@pytest.fixture(scope="session")
-def factories(amws_run: Run) -> Factories:
-    """Payload factories seeded from the run (replay with ``--seed``)."""
-    return Factories(amws_run.seed, amws_run.run_id)
-
-
-@pytest.fixture
-def example_budget(request: pytest.FixtureRequest) -> ExampleBudget:
-    """The property-based suites' example budget and seed (``--examples``, the profile's
-    ``examples``, ``--seed``); each suite applies its own defaults. Function-scoped: it makes
-    nothing, so it is no shared set-up a plan would book."""
-    return request.config.stash[EXAMPLES_KEY]
-
-
-@pytest.fixture(scope="session")
-def ledger(amws_run: Run) -> Any:
-    assert amws_run.session is not None
-    return amws_run.session.ledger
-
-
-@pytest.fixture(scope="session")
-def webhooks(amws_run: Run, profile: Profile) -> Iterator[Receiver]:
-    """The webhook receiver, listening where the profile's ``webhooks.listen`` says."""
-    settings = profile.section("webhooks") or {}
-    if "listen" not in settings:
-        pytest.skip(f"{NOT_CONFIGURED}: the profile has no webhooks.listen")
-    receiver = Receiver(settings, now=amws_run.target_clock).start()
-    yield receiver
-    receiver.stop()
-
-
-@pytest.fixture(scope="session")
-def control(amws_run: Run) -> Iterator[ControlPlane]:
-    """The reference server's control plane (typed calls, and an httpx client based at the
-    server root); tests that need it skip elsewhere."""
-    found = amws_run.control()
-    if found is None:
-        pytest.skip(f"{NOT_CONFIGURED}: the profile has no control plane")
-    with found:
-        yield found

@@ -29,9 +29,9 @@ from typing import Any
 
 import spec
 from harness._checks import documents_status
-from harness._plan import PLANS, CostTable, build
-from harness._rulemap import collect
-from harness._verdicts import EXIT_CONFORMANT, EXIT_INCOMPLETE
+from harness.evidence.verdicts import EXIT_CONFORMANT, EXIT_INCOMPLETE
+from harness.plan.plan import PLANS, CostTable, build
+from harness.plan.rulemap import collect
 from reference_server.faults import CATALOGUE, Fault
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -32,9 +32,9 @@ import pytest
 import spec
 from harness import Run
 from harness._checks import violated_rules
-from harness._plan import without_fault
-from harness._report import report_key
-from harness.plugin import COLLECTOR_KEY, PLAN_NAME_KEY, PLANNING_KEY, RUN_KEY, SCHEDULE_KEY
+from harness._session import COLLECTOR_KEY, PLAN_NAME_KEY, PLANNING_KEY, RUN_KEY, SCHEDULE_KEY
+from harness.evidence.report import report_key
+from harness.plan.plan import without_fault
 
 FAULT_PARAM = "amws_fault"
 

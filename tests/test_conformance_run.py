@@ -21,8 +21,8 @@ import pytest
 import yaml
 
 import spec
-from harness._plan import CostTable, stale
-from harness._verdicts import certification
+from harness.evidence.verdicts import certification
+from harness.plan.plan import CostTable, stale
 from tests._served import passed, serve, suites_run
 
 ROOT = Path(__file__).resolve().parent.parent

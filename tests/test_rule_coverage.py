@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import spec
-from harness._rulemap import collect
+from harness.plan.rulemap import collect
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,7 @@ import pytest
 
 import spec
 from fixtures._limits import field_schema
-from harness._forecast import Bucket, undrainable
+from harness.plan.forecast import Bucket, undrainable
 from suites import _credentials as cred
 
 LISTS = "/api/ws/v1/access-control-lists"
@@ -218,7 +218,7 @@ def triggers_per_bucket(client, profile, control) -> int:
     declared = Bucket(bucket["capacity"], bucket["refill_per_minute"])
     reason = undrainable(declared, _cost("listAccessControlPoints"), 0.0)
     if reason is not None:
-        pytest.skip(reason)  # the suite's bound on every drain (harness._forecast)
+        pytest.skip(reason)  # the suite's bound on every drain (harness.plan.forecast)
     refill = int(bucket["capacity"] * 60 / bucket["refill_per_minute"]) + 2
     point = _a_point(key, profile)
     control.advance(refill)  # start full

@@ -2,7 +2,7 @@
 AES-256-CBC ciphertext both ways, every other field in plain text.
 
 The harness client encrypts and decrypts for this key on its own; these tests use ``raw=True``
-to see the wire, and encrypt and decrypt with the suite's own AES code (harness/_crypto.py).
+to see the wire, and encrypt and decrypt with the suite's own AES code (harness/target/crypto.py).
 Responses seen raw skip the global checks: their listed fields hold ciphertext, which the
 spec's schemas (lengths, formats) describe in its plain form.
 """
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import spec
-from harness._crypto import decrypt_text, encrypt_text
+from harness.target.crypto import decrypt_text, encrypt_text
 from suites.rules._run_shared import shared_pictured
 from suites.rules._watchlists import run_disabled_watchlist
 

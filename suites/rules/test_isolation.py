@@ -19,7 +19,7 @@ import pytest
 import spec
 from fixtures import Factories
 from fixtures.images import jpeg_bytes
-from harness._client import TargetClient
+from harness.target.client import TargetClient
 from suites.rules._run_shared import shared_photo
 
 V1 = "/api/ws/v1"

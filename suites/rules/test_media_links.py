@@ -28,7 +28,7 @@ from PIL import Image
 import spec
 from fixtures.images import jpeg_bytes
 from harness._checks import check
-from harness._forecast import Bucket, undrainable
+from harness.plan.forecast import Bucket, undrainable
 from suites.rules import _media as media
 from suites.rules import _people_records as records
 from suites.rules._media import Link

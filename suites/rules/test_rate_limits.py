@@ -35,8 +35,8 @@ import pytest
 
 import spec
 from fixtures import jpeg_bytes
-from harness._forecast import Bucket, drain_requests, undrainable
-from harness._profile import DOCUMENTED_BUCKET
+from harness.plan.forecast import Bucket, drain_requests, undrainable
+from harness.target.profile import DOCUMENTED_BUCKET
 from suites.rules._invites import shared_host
 from suites.rules._run_shared import shared_photo, shared_pictured
 

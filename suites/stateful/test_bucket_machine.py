@@ -27,7 +27,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_sta
 
 import spec
 from fixtures import jpeg_bytes
-from harness._profile import DOCUMENTED_BUCKET
+from harness.target.profile import DOCUMENTED_BUCKET
 from suites.rules import _media as media
 from suites.stateful._machine import API, Calls, for_run, machine_settings
 

@@ -36,8 +36,8 @@ import pytest
 
 import spec
 from fixtures.timestamps import utc_millis
-from harness._crypto import decrypt_text
-from harness._receiver import Receiver
+from harness.target.crypto import decrypt_text
+from harness.target.receiver import Receiver
 from suites.rules._invites import shared_host
 
 INVITES = "/api/ws/v1/invites"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness._verdicts import EXIT_INCOMPLETE
+from harness.evidence.verdicts import EXIT_INCOMPLETE
 from tests.reference_server.conftest import LiveServer
 
 DEPTS = "/api/ws/v1/departments"

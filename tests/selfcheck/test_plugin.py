@@ -98,7 +98,7 @@ def test_each_test_runs_under_the_faults_of_its_rules(
     pytester.makeconftest(
         """
 import pytest
-from harness.plugin import PLAN_NAME_KEY
+from harness._session import PLAN_NAME_KEY
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness._forecast import MAX_DRAIN_REQUESTS, Bucket, drain_requests, undrainable
+from harness.plan.forecast import MAX_DRAIN_REQUESTS, Bucket, drain_requests, undrainable
 from tests.reference_server.conftest import LiveServer
 
 RAISED = {"capacity": 10**9, "refill_per_minute": 10**9}
