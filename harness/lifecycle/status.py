@@ -65,6 +65,9 @@ class Status:
     def text(self) -> str:
         now = self.clock()
         parts = [f"amws {self.done}/{self.planned} tests"]
+        if self.planned and self.done >= self.planned:
+            # Every test ran: what the run waits on now is removing what it made.
+            parts[0] += ", cleaning up"
         # The wait and the time left first: a narrow terminal cuts the units' end, not them.
         if self.wait is not None and self.wait[1] > now:
             bucket, ends, length = self.wait

@@ -38,6 +38,20 @@ def test_the_line_says_tests_wait_time_left_and_units() -> None:
     assert "waiting" not in status.text() and "82 s over the 3.8 min forecast" in status.text()
 
 
+def test_after_the_last_test_the_line_says_the_run_is_cleaning_up() -> None:
+    clock = _Clock()
+    status = Status(clock=clock, spent=lambda: {"full[0]": 90})
+    status.refill = {"full": 800}
+    status.begin(2, 60.0)
+    status.test_done()
+    assert "cleaning up" not in status.text()
+    status.test_done()
+    status.waiting("full[1]", 5.0)  # the cleanup's deletes paced on a pool's second key
+    assert status.text().startswith(
+        "amws 2/2 tests, cleaning up · waiting 5 s of 5 s: full[1] bucket refilling at 800"
+    )
+
+
 def test_plain_lines_come_once_a_minute_at_most() -> None:
     clock = _Clock()
     status = Status(clock=clock)
