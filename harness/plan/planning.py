@@ -71,6 +71,8 @@ class Planning:
         self.collector.collected(left_out, PLAN_LEFT_OUT)
         if self.ignored:
             tests = self.schedule.table.tests
-            self.collector.never_collected(
-                {n: e for n, e in tests.items() if _folder(n) in self.ignored}, PLAN_LEFT_OUT
-            )
+            skipped_folders = {n: e for n, e in tests.items() if _folder(n) in self.ignored}
+            self.collector.never_collected(skipped_folders, PLAN_LEFT_OUT)
+            # Left out as well, though never collected: the plan line counts them as the
+            # report does.
+            self.schedule.left_out += len(skipped_folders)

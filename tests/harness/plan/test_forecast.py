@@ -241,3 +241,27 @@ def test_where_keys_do_not_help_the_line_says_so() -> None:
     schedule = Schedule.for_run("deep", table)
     schedule.keep(list(table.tests))
     assert "no pool of up to" in schedule.line(_pooled(1), 0.0, minutes=5)
+
+
+def test_interleaving_moves_tests_of_other_buckets_but_never_one_of_the_drained_key() -> None:
+    """A test spending only the readonly bucket may run while the full key waits; one that also
+    sends with the rate_limit key stays where it is: that bucket is drained on purpose and never
+    modelled, so moved next to a drain it would meet a 429 it did not ask for."""
+    table = CostTable(
+        measured={},
+        setups={},
+        tests={
+            "a.py::writes": {"units": {"full": 4000}, "requests": 40},
+            "b.py::more_writes": {"units": {"full": 4000}, "requests": 40},
+            "c.py::reads": {"units": {"readonly": 300}, "requests": 10},
+            "c.py::reads_with_the_drained_key": {
+                "units": {"readonly": 30, "rate_limit": 30},
+                "requests": 2,
+            },
+        },
+    )
+    schedule = Schedule.for_run("deep", table)
+    names = list(table.tests)
+    order = [names[i] for i in schedule.interleave(names, _pooled(1))]
+    assert order.index("c.py::reads") < order.index("b.py::more_writes")  # floated forward
+    assert order[-1] == "c.py::reads_with_the_drained_key"  # kept after the rest
