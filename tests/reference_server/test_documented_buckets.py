@@ -4,8 +4,6 @@ bucket (as a staging system enforces it), stated so in the profile, over any dat
 from __future__ import annotations
 
 import secrets
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +16,7 @@ import yaml
 import spec
 from reference_server import build_server
 from reference_server.rate_bucket import RAISED
+from tests._served import serve
 from tests.reference_server.conftest import LiveServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -174,32 +173,18 @@ def test_database_provisioned_without_the_flag_is_paced_when_reopened_with_it(
 def test_serve_flag_writes_a_documented_profile_over_an_earlier_database(
     tmp_path: Path,
 ) -> None:
-    db, out = tmp_path / "earlier.sqlite", tmp_path / "p.yaml"
+    db = tmp_path / "earlier.sqlite"
     stored = _provision_without_the_flag(db)
-    with (tmp_path / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "reference_server.cli", "serve", "--port", "0"),
-                *("--db", str(db), "--profile-out", str(out), "--documented-buckets"),
-            ],
-            cwd=REPO,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 30
-            while not out.exists():
-                assert process.poll() is None, (tmp_path / "serve.log").read_text()
-                assert time.monotonic() < deadline, "no profile within 30 s"
-                time.sleep(0.01)
-            profile = yaml.safe_load(out.read_text(encoding="utf-8"))
-            limits = profile["rate_limits"]
-            assert limits["default"] == limits["unauthenticated"] == BUCKET
-            assert not limits.get("per_key")
-            assert profile["keys"]["full"] == stored["value"]
-            headers = {"Authorization": stored["value"]}
-            with httpx.Client(base_url=profile["base_url"], headers=headers, timeout=10) as full:
-                _assert_documented_burst(full)
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+    process, out = serve(tmp_path, db=str(db), options=["--documented-buckets"])
+    try:
+        profile = yaml.safe_load(out.read_text(encoding="utf-8"))
+        limits = profile["rate_limits"]
+        assert limits["default"] == limits["unauthenticated"] == BUCKET
+        assert not limits.get("per_key")
+        assert profile["keys"]["full"] == stored["value"]
+        headers = {"Authorization": stored["value"]}
+        with httpx.Client(base_url=profile["base_url"], headers=headers, timeout=10) as full:
+            _assert_documented_burst(full)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
