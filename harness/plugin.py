@@ -51,6 +51,7 @@ from harness.lifecycle.status import for_run
 from harness.plan.booking import Booking, setups_of
 from harness.plan.plan import CostTable
 from harness.plan.planning import Planning
+from harness.plan.rulemap import rules_of
 from harness.plan.schedule import TIME_LEFT_OUT, Schedule, default_plan
 from harness.plan.workers import apply_default as default_workers
 from harness.plan.workers import described as workers_line
@@ -200,18 +201,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     known = {rule.id for rule in spec.rules()}
     for item in items:
-        for marker in item.iter_markers("rule"):
-            unknown = [r for r in marker.args if r not in known]
-            if unknown:
-                raise pytest.UsageError(f"{item.nodeid} names unknown rule(s) {', '.join(unknown)}")
+        unknown = [r for r in rules_of(item) if r not in known]
+        if unknown:
+            raise pytest.UsageError(f"{item.nodeid} names unknown rule(s) {', '.join(unknown)}")
     if not hasattr(config, "workerinput"):  # under xdist the controller checks them
         # Before any deselection: a test of the suite the run does not select is still known.
         _check_expected_tests(config, {report_key(i.nodeid, i.location) for i in items})
     wanted = config.getoption("--rules")
     if wanted:
         chosen = set(wanted.split(","))
-        keep = [i for i in items if chosen & set(_rules_of(i))]
-        dropped = [i for i in items if not chosen & set(_rules_of(i))]
+        keep = [i for i in items if chosen & set(rules_of(i))]
+        dropped = [i for i in items if not chosen & set(rules_of(i))]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
@@ -244,10 +244,6 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
 def _plan_key(item: pytest.Item) -> str:
     """The test's name in the cost table: its report key, unless a plugin named it."""
     return item.stash.get(PLAN_NAME_KEY, None) or report_key(item.nodeid, item.location)
-
-
-def _rules_of(item: pytest.Item) -> list[str]:
-    return [r for marker in item.iter_markers("rule") for r in marker.args]
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -323,7 +319,7 @@ def _has(run: Run, profile: Profile, capability: str) -> bool:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
-    report.user_properties.append(("rules", _rules_of(item)))
+    report.user_properties.append(("rules", rules_of(item)))
     run = item.config.stash[RUN_KEY]
     if report.failed and run.session is not None and call.when != "teardown":
         run.drop_shared_of(run.session.current_test)

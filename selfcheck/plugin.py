@@ -35,6 +35,7 @@ from harness._checks import violated_rules
 from harness._session import COLLECTOR_KEY, PLAN_NAME_KEY, PLANNING_KEY, RUN_KEY, SCHEDULE_KEY
 from harness.evidence.report import report_key
 from harness.plan.plan import without_fault
+from harness.plan.rulemap import rules_of
 
 FAULT_PARAM = "amws_fault"
 
@@ -147,7 +148,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     matrix = _matrix(metafunc.config)
     if matrix is None:
         return
-    rules = {r for m in metafunc.definition.iter_markers("rule") for r in m.args}
+    rules = set(rules_of(metafunc.definition))
     # Rules may also ride on single parameters (pytest.param(..., marks=rule(...))).
     for marker in metafunc.definition.iter_markers("parametrize"):
         values = marker.args[1] if len(marker.args) > 1 else marker.kwargs.get("argvalues", ())
@@ -182,7 +183,7 @@ def _called_by_function(matrix: Matrix, nodeid: str) -> set[str]:
 def _credited(matrix: Matrix, item: pytest.Item, fault: str) -> bool:
     """Whether ``item`` runs under ``fault`` for the global check alone: not a test of the
     fault's rule, but one that calls the operation the fault changes."""
-    if matrix.rule_of[fault] in _rules_of(item) or fault not in matrix.also:
+    if matrix.rule_of[fault] in rules_of(item) or fault not in matrix.also:
         return False
     name = without_fault(report_key(item.nodeid, item.location), fault)
     return _mutated_operation(fault) in matrix.operations.get(name, frozenset())
@@ -193,10 +194,6 @@ def fault_of(item: pytest.Item) -> str | None:
     callspec = getattr(item, "callspec", None)
     fault = callspec.params.get(FAULT_PARAM) if callspec else None
     return str(fault) if fault is not None else None
-
-
-def _rules_of(item: pytest.Item) -> list[str]:
-    return [r for marker in item.iter_markers("rule") for r in marker.args]
 
 
 @functools.cache
@@ -250,8 +247,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         i
         for i in items
         if (f := fault_of(i)) is None
-        or (matrix.rule_of[f] not in _rules_of(i) and not _credited(matrix, i, f))
-        or (matrix.rule_of[f] in _rules_of(i) and _beside_the_point(i, f))
+        or (matrix.rule_of[f] not in rules_of(i) and not _credited(matrix, i, f))
+        or (matrix.rule_of[f] in rules_of(i) and _beside_the_point(i, f))
     ]
     if idle:
         config.hook.pytest_deselected(items=idle)
@@ -265,7 +262,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         key=lambda i: (
             str(fault_of(i)),
             not _aimed_at(i, fault_of(i)),
-            matrix.rule_of[str(fault_of(i))] not in _rules_of(i),
+            matrix.rule_of[str(fault_of(i))] not in rules_of(i),
         ),
     )
     for item in items:
@@ -316,7 +313,7 @@ def pytest_runtest_makereport(
         matrix.fault_of_test[key] = fault
         # A test of the fault's rule kills it by failing; a test credited through the global
         # check only by a failure that names that check's rule.
-        own = matrix.rule_of[fault] in _rules_of(item)
+        own = matrix.rule_of[fault] in rules_of(item)
         named = call.excinfo is not None and matrix.also.get(fault) in violated_rules(
             call.excinfo.value
         )

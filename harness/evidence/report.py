@@ -29,6 +29,7 @@ from harness.evidence.verdicts import (
     exit_status,
     root_causes,
 )
+from harness.plan.rulemap import rules_of
 from harness.plan.spend import FAILED_AUTH, SETUP, merge
 from harness.target.preflight import PREFLIGHT
 
@@ -180,7 +181,7 @@ class Collector:
         """Tests of the run; with ``reason``, tests it will not start (a plan left them out)."""
         for item in items:
             self.tests[report_key(item.nodeid, item.location)] = {
-                "rules": [r for m in item.iter_markers("rule") for r in m.args],
+                "rules": rules_of(item),
                 "covers": [c for m in item.iter_markers("covers") for c in m.args],
                 "requires": [c for m in item.iter_markers("requires") for c in m.args],
                 "outcome": "not-run",

@@ -12,11 +12,14 @@ import os
 import pytest
 
 
+def rules_of(node: pytest.Item) -> list[str]:
+    """The rule ids a test's ``rule`` marks name, in order (the one reader of those marks; a
+    test function's definition, as pytest_generate_tests sees it, is an item too)."""
+    return [r for marker in node.iter_markers("rule") for r in marker.args]
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
-    found = {
-        item.nodeid: sorted({r for m in item.iter_markers("rule") for r in m.args})
-        for item in session.items
-    }
+    found = {item.nodeid: sorted(set(rules_of(item))) for item in session.items}
     with open(os.environ["AMWS_RULES_OUT"], "w", encoding="utf-8") as fh:
         json.dump(found, fh)
 
