@@ -20,7 +20,7 @@ from harness.plan.schedule import TIME_LEFT_OUT, Schedule
 from harness.plan.spend import FAILED_AUTH
 from harness.target.preflight import PREFLIGHT, PreflightError
 from harness.target.preflight import run as preflight
-from harness.target.profile import KEY_NAMES, Profile, ProfileError
+from harness.target.profile import KEY_NAMES, Profile, ProfileError, redact
 
 RUN_KEY = pytest.StashKey[Run]()
 
@@ -138,11 +138,7 @@ def stop(config: pytest.Config, reason: str) -> NoReturn:
     the profile is ever said (an HTTP library's error may quote a header it refused)."""
     run = config.stash.get(RUN_KEY, None)
     if run is not None and run.profile is not None:
-        for secret in sorted(run.profile.secrets(), key=len, reverse=True):
-            # As written, trimmed, and as a bytes repr quotes it (escapes and all).
-            forms = {secret, secret.strip(), repr(secret.encode())[2:-1]}
-            for form in forms - {""}:
-                reason = reason.replace(form, "[redacted]")
+        reason = redact(reason, run.profile.secrets())
     config.stash[COLLECTOR_KEY].stopped = reason
     pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
 

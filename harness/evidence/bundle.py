@@ -41,6 +41,7 @@ from harness.evidence.verdicts import (
     PLAN_LEFT_OUT,
 )
 from harness.plan.plan import plan_rules
+from harness.target.profile import REDACTED
 
 MANIFEST = "manifest.json"
 REPORT = "report.json"
@@ -50,7 +51,6 @@ PROFILE = "profile.redacted.yaml"
 EXPECTATIONS = "expectations.yaml"
 PLAN = "plan.json"
 SPEC_FILES = ("openapi.yaml", "rules.yaml")
-REDACTED = "<redacted>"
 MEMBER_LIMIT = 1 << 30  # bytes a member of a bundle may unpack to: verify reads untrusted zips
 # The profile fields that are secrets carry this annotation in harness/profile.schema.json.
 SECRET = "x-secret"
@@ -101,7 +101,7 @@ def _resolve(node: Mapping[str, Any]) -> dict[str, Any]:
 
 def redact(value: Any, schema: Mapping[str, Any] = _SCHEMA) -> Any:
     """``value`` (a profile, or a part of one under ``schema``) with every field the schema
-    marks ``x-secret`` replaced by ``<redacted>``; credentials written into a URL go too."""
+    marks ``x-secret`` replaced by ``[redacted]``; credentials written into a URL go too."""
     node = _resolve(schema)
     if node.get(SECRET) and value is not None:
         # A pool of keys stays a list: the bundle shows how many keys the run had.

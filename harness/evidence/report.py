@@ -32,6 +32,7 @@ from harness.evidence.verdicts import (
 from harness.plan.rulemap import rules_of
 from harness.plan.spend import FAILED_AUTH, SETUP, merge
 from harness.target.preflight import PREFLIGHT
+from harness.target.profile import redact
 
 if TYPE_CHECKING:
     from harness._run import Run
@@ -116,9 +117,7 @@ class Collector:
         self.secrets: list[str] = []  # the profile's secret values, cut out of failure texts
 
     def _redacted(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
+        return redact(text, self.secrets)
 
     def absorb(self, output: dict[str, Any]) -> None:
         """Add one xdist worker's :func:`worker_output` (the controller has no run of its own)."""

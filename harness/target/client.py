@@ -29,6 +29,7 @@ from harness.target.health import Health, TargetUnreachable
 from harness.target.health import send as send_within
 from harness.target.pacing import Pacer
 from harness.target.pool import KeyPool, PoolKey
+from harness.target.profile import redact
 
 _UUID = spec.uuid_pattern()
 MAX_429_RETRIES = 4
@@ -88,9 +89,7 @@ class Session:
         return self.spend.current or self.current_test
 
     def redact(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
+        return redact(text, self.secrets)
 
 
 def _encode_fields(node: Any, fields: frozenset[str], convert: Callable[[str], str]) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,20 @@ _PUBLIC_FIELDS = frozenset(
         "fields",
     }
 )
+
+
+# What stands in for a secret wherever the run writes text or a profile out.
+REDACTED = "[redacted]"
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every secret cut out, the longest first (one may hold another), each also
+    as written trimmed and as a bytes repr quotes it (an HTTP library's error may quote a
+    header it refused, escapes and all)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        for form in {secret, secret.strip(), repr(secret.encode())[2:-1]} - {""}:
+            text = text.replace(form, REDACTED)
+    return text
 
 
 class ProfileError(Exception):
