@@ -58,9 +58,15 @@ def default_plan(profile: Profile | None) -> str:
     return "deep" if cheap else "certify"
 
 
-def pool_sizes(profile: Profile) -> dict[str, int]:
-    """Keys per paced class, as the profile gives them (one, or a pool's)."""
-    return {n: len(profile.pool(n)) for n in KEY_NAMES if n != UNPACED and profile.has_key(n)}
+def pool_sizes(profile: Profile, pools: Mapping[str, int] | None = None) -> dict[str, int]:
+    """Keys per paced class: as the profile gives them (one, or a pool's), or as ``pools`` says
+    where it names the class. The rate_limit class is never paced, whatever ``pools`` says."""
+    given = pools or {}
+    return {
+        n: given.get(n, len(profile.pool(n)))
+        for n in KEY_NAMES
+        if n != UNPACED and profile.has_key(n)
+    }
 
 
 def buckets_of(profile: Profile, pools: Mapping[str, int] | None = None) -> dict[str, Bucket]:
@@ -68,10 +74,9 @@ def buckets_of(profile: Profile, pools: Mapping[str, int] | None = None) -> dict
     of ``n`` keys is one bucket ``n`` times the key's: the client sends each request with the
     fullest key, so the pool drains and refills as one. ``pools``: keys per class instead of
     the profile's (what another pool would give)."""
-    sizes = {**pool_sizes(profile), **(pools or {})}
     found = {
         n: Bucket(size["capacity"] * count, size["refill_per_minute"] * count)
-        for n, count in sizes.items()
+        for n, count in pool_sizes(profile, pools).items()
         for size in [profile.bucket(n)]
     }
     failed = profile.unauthenticated_bucket()
@@ -262,7 +267,7 @@ class Schedule:
 
         Greedy: one more key at a time, to the class whose extra key shortens the forecast
         most; the fewest keys for the time, not a search of every combination."""
-        sizes = {**pool_sizes(profile), **(self.pools or {})}
+        sizes = pool_sizes(profile, self.pools)
         seconds = self.predict(profile, latency, sizes)
         try:
             while seconds > minutes * 60:
@@ -298,7 +303,7 @@ class Schedule:
         if unknown:
             left.append(f"{_tests(unknown)} the cost table does not hold yet")
         skipped = f"; not counted: {', '.join(left)}" if left else ""
-        pools = {n: c for n, c in {**pool_sizes(profile), **(self.pools or {})}.items() if c > 1}
+        pools = {n: c for n, c in pool_sizes(profile, self.pools).items() if c > 1}
         keys = " (" + ", ".join(f"{c} {n} keys" for n, c in pools.items()) + ")" if pools else ""
         advice = ""
         minutes = self.max_minutes if minutes is None else minutes
@@ -320,7 +325,7 @@ class Schedule:
                 "(the failed-authentication bucket and real-time waits are not a key's)"
             )
         sizes, seconds = found
-        now = {**pool_sizes(profile), **(self.pools or {})}
+        now = pool_sizes(profile, self.pools)
         more = ", ".join(f"{c} keys in keys.{n}" for n, c in sizes.items() if c != now.get(n))
         return f"under {minutes:g} min with {more} (forecast {seconds / 60:.1f} min)"
 

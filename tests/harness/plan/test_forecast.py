@@ -203,6 +203,9 @@ def test_a_pool_is_one_bucket_of_its_keys_summed_and_one_key_is_its_own() -> Non
     assert buckets_of(_pooled(3, 2))["full"] == Bucket(6000, 2400)
     assert buckets_of(_pooled(3, 2))["readonly"] == Bucket(4000, 1600)
     assert buckets_of(_pooled(1), {"full": 4})["full"] == Bucket(8000, 3200)
+    # The run's keys per class name the rate_limit key too: it is drained on purpose, never
+    # paced, so it is no bucket of the model whatever they say.
+    assert "rate_limit" not in buckets_of(_profile(None), {"rate_limit": 1, "full": 1})
 
 
 def _reads(units: int) -> Schedule:
