@@ -165,17 +165,13 @@ class Run:
             if not values:
                 return None
             session = self.session
+            labels = [label(name, index, len(values)) for index in range(len(values))]
+            # The rate_limit key's tests drain it on purpose: never paced.
+            paced = name != "rate_limit"
             keys = KeyPool(
                 [
-                    PoolKey(
-                        label(name, index, len(values)),
-                        value,
-                        # The rate_limit key's tests drain it on purpose: never paced.
-                        None
-                        if name == "rate_limit"
-                        else self._pacer(label(name, index, len(values)), profile.bucket(name)),
-                    )
-                    for index, value in enumerate(values)
+                    PoolKey(tag, value, self._pacer(tag, profile.bucket(name)) if paced else None)
+                    for tag, value in zip(labels, values, strict=True)
                 ],
                 pinned=lambda: session.pinned,
             )

@@ -237,12 +237,9 @@ def profile(server: Server, base_url: str) -> dict[str, Any]:
         "base_url": base_url,
         "keys": {
             **{
-                n: _pool_values(keys, n, server.pools.get(n, 1))
-                for n in ("full", "readonly", "none", "disabled", "rate_limit")
+                n: _pool_values((keys, other_keys)[system], n, server.pools.get(n, 1))
+                for n, system in POOLED.items()
             },
-            "other_system": _pool_values(
-                other_keys, "other_system", server.pools.get("other_system", 1)
-            ),
             "encrypted": {
                 "key": encrypted["value"],
                 "secret": encrypted["encryption"]["secret"],

@@ -69,7 +69,7 @@ def build_server(
 ) -> Server:
     """A provisioned server over the given database (``:memory:`` or a file path).
 
-    ``pools``: keys per class beyond one (``--key-pool full=3``), each on its own bucket.
+    ``pools``: keys per class (``--key-pool full=3``: three full keys), each on its own bucket.
 
     ``documented_buckets`` puts every key and every failed-authentication bucket on the
     documented bucket, as a staging system enforces it, instead of the demo's raised quotas.

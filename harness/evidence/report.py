@@ -64,7 +64,7 @@ def rate_units(spend: dict[str, Any], waited: dict[str, float]) -> dict[str, Any
     clients apart, how long each bucket's pacing held requests back, and the 429 answers the
     run did not provoke."""
     keys = dict(spend["units"])
-    per_key = {k: v for k, v in spend.get("by_key", {}).items() if k != FAILED_AUTH}
+    per_key = {k: v for k, v in spend["by_key"].items() if k != FAILED_AUTH}
     return {
         "keys": keys,
         # Per key where a class is a pool (full[0], full[1]...); a lone key under its class.
@@ -250,7 +250,7 @@ class Collector:
                 "requests": spend["requests"].get(nodeid, 0),
                 "uses": spend["uses"].get(nodeid, []),
                 # The operations it called (its shared set-ups' are under setups).
-                "operations": spend.get("operations", {}).get(nodeid, []),
+                "operations": spend["operations"].get(nodeid, []),
                 "seconds": round(entry.get("seconds", 0.0), 3),
                 "target_seconds": spend["target_seconds"].get(nodeid, 0),
                 # Each rerun of a failed test (--stability), in order.
@@ -334,7 +334,7 @@ class Collector:
                 name: {
                     "units": units,
                     "requests": merged["spend"]["requests"].get(name, 0),
-                    "operations": merged["spend"].get("operations", {}).get(name, []),
+                    "operations": merged["spend"]["operations"].get(name, []),
                 }
                 for name, units in merged["spend"]["by_test"].items()
                 if name.startswith((SETUP, PREFLIGHT))

@@ -132,10 +132,10 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
         target_seconds.update(part.get("target_seconds", {}))
         for test, setups in part.get("uses", {}).items():
             uses[test].update(setups)
-        for test, called in part.get("operations", {}).items():
+        for test, called in part["operations"].items():
             operations[test].update(called)
         units.update(part["units"])
-        by_key.update(part.get("by_key", part["units"]))
+        by_key.update(part["by_key"])
         requests.update(part["requests"])
         for test, spent in part["by_test"].items():
             by_test[test].update(spent)

@@ -50,15 +50,17 @@ _CAUSES = {
 }
 
 
-# What a read with a key of each class answers (the encrypted key is never a pool).
-_MEMBER_READS = {
+# What a read, and a write of the preflight's own record, answer with a key of each class.
+_READS = {
     "full": 200,
     "readonly": 200,
     "none": 403,
     "disabled": 401,
     "rate_limit": 200,
+    "encrypted": 200,
     "other_system": 200,
 }
+_WRITES = {"full": 200, "readonly": 403}
 
 
 class PreflightError(Exception):
@@ -122,9 +124,9 @@ class _Preflight:
 
     def key_classes(self, probe: str | None) -> None:
         """Each optional key behaves as its name promises."""
-        reads = {"readonly": 200, "none": 403, "disabled": 401, "rate_limit": 200, "encrypted": 200}
-        for key, expected in reads.items():
-            if self.profile.has_key(key):
+        # full was checked first (it stops the run); other_system has checks of its own.
+        for key, expected in _READS.items():
+            if key not in ("full", "other_system") and self.profile.has_key(key):
                 got = self.send(key, "GET", _PROBE).status_code
                 if got != expected:
                     self.misbehaves(
@@ -135,11 +137,11 @@ class _Preflight:
         readonly = self.profile.has_key("readonly") and "readonly" not in self.target.key_problems
         if probe and readonly:
             answer = self.send("readonly", "PUT", f"{_PROBE}/{probe}", json={"name": "amws-x"})
-            if answer.status_code != 403:
+            if answer.status_code != _WRITES["readonly"]:
                 self.misbehaves(
                     "readonly",
                     f"a write answered {answer.status_code}, where a key without write "
-                    "permissions gets 403",
+                    f"permissions gets {_WRITES['readonly']}",
                     _CAUSES["readonly"],
                 )
         if self.profile.has_key("other_system"):
@@ -169,17 +171,14 @@ class _Preflight:
 
     def _member(self, name: str, member: TargetClient, probe: str | None) -> str | None:
         """What a pool's further key did otherwise than its class, or None."""
-        expected = _MEMBER_READS.get(name)
-        if expected is not None:
-            got = self.send(name, "GET", _PROBE, via=member).status_code
-            if got != expected:
-                return f"a read answered {got}, not {expected}"
-        writes = {"full": 200, "readonly": 403}
-        if probe is not None and name in writes:
+        got = self.send(name, "GET", _PROBE, via=member).status_code
+        if got != _READS[name]:
+            return f"a read answered {got}, not {_READS[name]}"
+        if probe is not None and name in _WRITES:
             body = {"name": f"amws-{self.target.run_id}-preflight"}
             got = self.send(name, "PUT", f"{_PROBE}/{probe}", via=member, json=body).status_code
-            if got != writes[name]:
-                return f"a write of the preflight's record answered {got}, not {writes[name]}"
+            if got != _WRITES[name]:
+                return f"a write of the preflight's record answered {got}, not {_WRITES[name]}"
         return None
 
     def _other_system(self, probe: str | None) -> None:
