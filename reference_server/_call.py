@@ -13,7 +13,8 @@ from starlette.responses import JSONResponse, Response
 import spec
 
 if TYPE_CHECKING:
-    from reference_server._state import ApiKey, Server
+    from reference_server._api_key import ApiKey
+    from reference_server._server import ServerView
 
 
 @dataclass
@@ -23,7 +24,7 @@ class Call:
     query: dict[str, Any]
     body: Any
     key: ApiKey | None
-    server: Server
+    server: ServerView
     request: Request
 
     @property

@@ -19,7 +19,7 @@ from reference_server._policy import Policy
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import ApiKey
+    from reference_server._api_key import ApiKey
 
 
 class EncryptionPolicy(Policy):

@@ -30,7 +30,7 @@ from reference_server._shaping import ShapingPolicy, error_response
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 HTTP_LAYER_REASON = "the request could not be read as HTTP/1.1 within the header size limit"
 # h11 refuses a request head that is still incomplete past 16 KiB (uvicorn's default buffer),
@@ -78,17 +78,17 @@ class HttpLayerPolicy(Policy):
 class ReferenceH11Protocol(H11Protocol):
     """uvicorn's h11 protocol whose own refusals carry the documented error body."""
 
-    reference: Server  # bound per server by :func:`protocol_for`
+    reference: ServerView  # bound per server by :func:`protocol_for`
 
     def send_400_response(self, msg: str) -> None:
         self.reference.policy(HttpLayerPolicy).unreadable(self, msg)
 
 
-def protocol_for(server: Server) -> type[ReferenceH11Protocol]:
+def protocol_for(server: ServerView) -> type[ReferenceH11Protocol]:
     """The protocol class of one server (its policy in force is asked at every refusal)."""
     return type("ReferenceH11Protocol", (ReferenceH11Protocol,), {"reference": server})
 
 
-def uvicorn_options(server: Server) -> dict[str, Any]:
+def uvicorn_options(server: ServerView) -> dict[str, Any]:
     """Keyword arguments for ``uvicorn.Config`` that every way of serving the app shares."""
     return {"http": protocol_for(server), "ws": "none"}

@@ -31,7 +31,7 @@ import inspect
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 P = TypeVar("P", bound="Policy")
 
@@ -39,7 +39,7 @@ P = TypeVar("P", bound="Policy")
 class Policy:
     """Base of the domain policies: the correct decisions of one domain module."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: ServerView) -> None:
         self.server = server
 
     def memory(self, key: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from reference_server._policy import Policy
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 
 class ShapingPolicy(Policy):
@@ -100,7 +100,7 @@ def shaped(policy: ShapingPolicy, op: spec.Operation, response: Response) -> Res
     return JSONResponse(body, status_code=response.status_code, headers=headers)
 
 
-def swap_status(server: Server, op: spec.Operation | None, response: Response) -> Response:
+def swap_status(server: ServerView, op: spec.Operation | None, response: Response) -> Response:
     """The response seam of declarative status faults (``_swap`` in the catalogue)."""
     if op is None:
         return response

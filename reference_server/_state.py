@@ -1,4 +1,8 @@
-"""Everything one running reference server holds, passed to every handler as ``call.server``."""
+"""Everything one running reference server holds, passed to every handler as ``call.server``.
+
+Handlers, policies and parts see it through ``_server.ServerView``; only the application,
+the CLI, the control plane and the provisioning build or hold the class itself.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,18 @@ import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import spec
+from reference_server._api_key import ApiKey
 from reference_server._events import EventBus
-from reference_server._policy import P, compose
+from reference_server._policy import Policy, compose
+from reference_server._server import ProfileExtender, Provisioner, Worker
 from reference_server._trails import record_audit, record_relay  # noqa: F401  (moved; re-exported)
+from reference_server.bucket_policy import BucketPolicy
 from reference_server.clock import Clock
 from reference_server.faults._model import Faults
-from reference_server.rate_bucket import DOCUMENTED, BucketPolicy, BucketSize, RateBuckets
+from reference_server.rate_bucket import DOCUMENTED, BucketSize, RateBuckets
 from reference_server.store import Store
 
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -25,43 +32,6 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 }
 
 T = TypeVar("T")
-# What the parts (hardware, virtual readers, webhooks) register when they are installed:
-# a step of provisioning, and an addition to the target profile.
-Provisioner = Callable[["Server"], None]
-ProfileExtender = Callable[["Server", dict[str, Any]], None]
-
-
-class Worker(Protocol):
-    """A background worker run with the ASGI lifespan."""
-
-    def start(self) -> None: ...
-
-    def stop(self) -> None: ...
-
-
-@dataclass
-class ApiKey:
-    uuid: str
-    name: str
-    value: str
-    system: str
-    permissions: frozenset[str]
-    enabled: bool
-    encryption: dict[str, Any] | None = None
-    bucket: BucketSize = DOCUMENTED
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any], system: str) -> ApiKey:
-        return cls(
-            uuid=record["uuid"],
-            name=record["name"],
-            value=record["value"],
-            system=system,
-            permissions=frozenset(record["permissions"]),
-            enabled=record["enabled"],
-            encryption=record.get("encryption"),
-            bucket=BucketSize(**record.get("bucket", DOCUMENTED.__dict__)),
-        )
 
 
 @dataclass
@@ -105,15 +75,18 @@ class Server:
         # Meta values parsed from JSON, with the text they were parsed from.
         self._parsed: dict[str, tuple[str | None, Any]] = {}
 
-    def policy(self, policy: type[P]) -> P:
+    def policy(self, policy: type[T]) -> T:
         """The domain policy in force now: ``policy`` with the active faults' overrides."""
+        # Typed as ``ServerView`` states it (any class in, that class out): the view cannot
+        # name ``Policy`` without importing the module that imports it. Only policies come.
+        domain = cast("type[Policy]", policy)
         faults = self.faults
-        key = (policy, faults.active)
+        key = (domain, faults.active)
         found = self._policies.get(key)
         if found is None:
-            found = compose(policy, faults.overrides_of(policy))(self)
+            found = compose(domain, faults.overrides_of(domain))(self)
             self._policies[key] = found
-        return cast("P", found)
+        return cast("T", found)
 
     def throttle(self, name: str) -> spec.Throttle:
         """The allowance of the throttle ``name`` (an x-throttles name) this server enforces."""

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from reference_server._time import format_instant
 
 if TYPE_CHECKING:
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 
-def record_audit(server: Server, system: str, key_name: str, action: str, target: str) -> None:
+def record_audit(server: ServerView, system: str, key_name: str, action: str, target: str) -> None:
     """Append an audit event (who did what), as the admin screens' audit trail would."""
     server.store.insert(
         "audit",
@@ -28,7 +28,9 @@ def record_audit(server: Server, system: str, key_name: str, action: str, target
     )
 
 
-def record_relay(server: Server, system: str, point: str, cause: str, key_name: str = "") -> None:
+def record_relay(
+    server: ServerView, system: str, point: str, cause: str, key_name: str = ""
+) -> None:
     """Append a relay firing of an access control point's simulated relay."""
     server.store.insert(
         "relay_event",

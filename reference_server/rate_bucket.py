@@ -8,8 +8,8 @@ last one (so its cost per charge stays constant however many names come and go) 
 once a minute of the server clock while charges arrive (so a burst of names is forgotten soon
 after it has refilled, not only when the next burst comes).
 
-The size a bucket has is asked of ``BucketPolicy`` (the policy seam,
-``reference_server/_policy.py``), which is where the rate faults plug in.
+The size a bucket has is given by the server (``RateBuckets``' ``size_of``); the server asks
+``bucket_policy.BucketPolicy``, which is where the rate faults plug in.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import spec
-from reference_server._policy import Policy
 
 
 @dataclass(frozen=True)
@@ -32,26 +31,6 @@ class BucketSize:
 DOCUMENTED = BucketSize(spec.rate_limit().capacity, spec.rate_limit().refill_per_minute)
 # The demo deployment's quota for keys that are not there to test the bucket itself.
 RAISED = BucketSize(capacity=1_000_000, refill_per_minute=1_000_000)
-
-
-class BucketPolicy(Policy):
-    """The decisions on the size of a bucket, each answering what is configured for it.
-
-    ``configured`` is the size the key's record, the unauthenticated setting or the
-    documented default gives the bucket (``Server._configured_bucket``).
-    """
-
-    def capacity(self, configured: BucketSize) -> int:
-        """The units a full bucket holds: as configured."""
-        return configured.capacity
-
-    def refill_per_minute(self, configured: BucketSize) -> int:
-        """The units a bucket regains a minute: as configured."""
-        return configured.refill_per_minute
-
-    def size(self, configured: BucketSize) -> BucketSize:
-        """The bucket's size in force, from the two decisions above."""
-        return BucketSize(self.capacity(configured), self.refill_per_minute(configured))
 
 
 @dataclass

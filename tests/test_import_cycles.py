@@ -3,9 +3,10 @@
 A cycle makes the order modules load in matter, and an import tucked inside a function only
 hides the cycle from the reader while keeping it. The walk reads every module with :mod:`ast`
 (nothing is executed), takes each module-to-module import as an edge (imports under
-``if TYPE_CHECKING:`` are for the type checker and are not executed, so they are no edge; the
-packages a module sits in are edges too, since importing it runs their ``__init__``), and
-looks for strongly connected components.
+``if TYPE_CHECKING:`` too: a module that needs another's types to be read depends on it as
+much as one that runs it, and a circle of them is one a reader walks in; the packages a module
+sits in are edges as well, since importing it runs their ``__init__``), and looks for strongly
+connected components.
 """
 
 from __future__ import annotations
@@ -32,24 +33,13 @@ MODULES = {
 }
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def _executed_imports(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.AST, bool]]:
-    """Every import statement that runs, with whether it sits inside a function."""
+def _imports(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.AST, bool]]:
+    """Every import statement, type-only ones included, with whether it sits in a function."""
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and _is_type_checking(child):
-            for other in child.orelse:
-                yield from _executed_imports(other, in_function)
-            continue
         if isinstance(child, ast.Import | ast.ImportFrom):
             yield child, in_function
         nested = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
-        yield from _executed_imports(child, nested)
+        yield from _imports(child, nested)
 
 
 def _targets(module: str, node: ast.AST) -> set[str]:
@@ -85,7 +75,7 @@ def _graph() -> dict[str, set[str]]:
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         graph[module] = set()
-        for node, _ in _executed_imports(tree):
+        for node, _ in _imports(tree):
             graph[module] |= _targets(module, node)
     return graph
 
@@ -137,6 +127,13 @@ def test_the_walk_sees_a_cycle_when_there_is_one() -> None:
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+def test_a_type_only_import_is_an_edge() -> None:
+    tree = ast.parse("if TYPE_CHECKING:\n    from reference_server._server import ServerView\n")
+    (node, in_function), *_ = _imports(tree)
+    assert not in_function
+    assert "reference_server._server" in _targets("reference_server._policy", node)
+
+
 def test_importing_a_module_loads_its_packages_too() -> None:
     # Python runs reference_server/faults/__init__.py (which loads every fault module) before
     # faults/_model.py; a package the importer itself sits in has already run.
@@ -156,7 +153,7 @@ def test_no_project_import_hides_inside_a_function() -> None:
     hidden = []
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node, in_function in _executed_imports(tree):
+        for node, in_function in _imports(tree):
             if in_function and _targets(module, node):
                 hidden.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')}")
     assert not hidden, "imports inside functions (move them to the top):\n" + "\n".join(hidden)

@@ -44,7 +44,7 @@ from reference_server.store import Record
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 KIND = "credential"
 LIFECYCLE = frozenset({"VALID", "ACTIVE", "EXPIRED"})
@@ -70,12 +70,12 @@ def status_of(record: Record, now: datetime) -> str:
     return "ACTIVE"
 
 
-def effective_status(server: Server, record: Record) -> str:
+def effective_status(server: ServerView, record: Record) -> str:
     """The status a credential reads now, as the policy in force derives it."""
     return server.policy(CredentialPolicy).status(record, server.clock.now())
 
 
-def _lifecycle_status(server: Server, record: Record) -> str:
+def _lifecycle_status(server: ServerView, record: Record) -> str:
     """What a lifecycle credential is stored as at write time (re-derived on every read)."""
     return status_of({**record, "status": None}, server.clock.now())
 
@@ -174,7 +174,7 @@ class CredentialPolicy(Policy):
 
 
 # -- cross-module functions ------------------------------------------------------------------
-def announce_change(server: Server, system: str) -> None:
+def announce_change(server: ServerView, system: str) -> None:
     """Announce that the system's credentials or their holders changed (``CredentialsChanged``).
 
     The controllers follow it within the same call, so they hold exactly the ACTIVE ones when
@@ -183,7 +183,7 @@ def announce_change(server: Server, system: str) -> None:
     server.events.publish(CredentialsChanged(system))
 
 
-def unlink_holder(server: Server, system: str, holder_uuid: str) -> None:
+def unlink_holder(server: ServerView, system: str, holder_uuid: str) -> None:
     """Detach every credential of a holder being deleted; the credentials themselves survive."""
     store = server.store
     with store.transaction():
@@ -192,7 +192,7 @@ def unlink_holder(server: Server, system: str, holder_uuid: str) -> None:
         announce_change(server, system)
 
 
-def revoke(server: Server, system: str, credential_uuid: str) -> None:
+def revoke(server: ServerView, system: str, credential_uuid: str) -> None:
     """Stop a credential from working (a cancelled visit): it turns DISABLED and leaves hardware."""
     store = server.store
     with store.transaction():
@@ -203,7 +203,7 @@ def revoke(server: Server, system: str, credential_uuid: str) -> None:
         announce_change(server, system)
 
 
-def visitor_acls(server: Server, system: str) -> list[str]:
+def visitor_acls(server: ServerView, system: str) -> list[str]:
     """Lists a visitor credential gets: those covering a point some reader device is wired to.
 
     Invitations name no list and no door, so the visitor may use the points where readers
@@ -224,7 +224,7 @@ def _instant(value: Any) -> str | None:
     return format_instant(parse_instant(str(value)))
 
 
-def _free_code(server: Server, system: str, kind: str) -> tuple[int | None, str]:
+def _free_code(server: ServerView, system: str, kind: str) -> tuple[int | None, str]:
     """A (pin, code) pair no credential of the system uses, as identifier or as PIN.
 
     Called inside the store transaction, which holds the store lock, so the code stays free
@@ -242,7 +242,7 @@ def _free_code(server: Server, system: str, kind: str) -> tuple[int | None, str]
 
 
 def issue_visitor_credential(
-    server: Server, system: str, invite: dict[str, Any], kind: str
+    server: ServerView, system: str, invite: dict[str, Any], kind: str
 ) -> tuple[str, str]:
     """Issue the VISITOR credential of an invitation; returns (credential uuid, access code).
 
@@ -276,7 +276,7 @@ def issue_visitor_credential(
 
 
 # -- read shape ------------------------------------------------------------------------------
-def _holder(server: Server, system: str, record: Record) -> Record | None:
+def _holder(server: ServerView, system: str, record: Record) -> Record | None:
     kind, uuid = record.get("_holderKind"), record.get("holderUuid")
     if not kind or not uuid:
         return None
@@ -287,7 +287,7 @@ def _holder(server: Server, system: str, record: Record) -> Record | None:
     return holder
 
 
-def shape(server: Server, system: str, record: Record) -> dict[str, Any]:
+def shape(server: ServerView, system: str, record: Record) -> dict[str, Any]:
     """A credential as read back (the Credential schema)."""
     policy = server.policy(CredentialPolicy)
     first, last = policy.holder_names(record, _holder(server, system, record) or {})

@@ -46,7 +46,7 @@ from reference_server.store import Duplicate, Record
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 STAGED_LIFETIME_SECONDS = 24 * 3600  # our choice (rules: FILE-STAGED-EXPIRY)
 THUMBNAIL_BOX = (160, 160)
@@ -314,24 +314,24 @@ class FilePolicy(Policy):
 
 
 # -- staging -----------------------------------------------------------------------------------
-def _expired(server: Server, record: Record) -> bool:
+def _expired(server: ServerView, record: Record) -> bool:
     return server.policy(FilePolicy).staged_expired(record)
 
 
-def _discard(server: Server, record: Record) -> None:
+def _discard(server: ServerView, record: Record) -> None:
     with server.store.transaction():
         server.store.delete("staged_bytes", record["_blob"])
         server.store.delete("staged_file", record["uuid"])
 
 
-def _purge_expired(server: Server, system: str) -> None:
+def _purge_expired(server: ServerView, system: str) -> None:
     """Drop this system's expired staged files, freeing their bytes for a new upload."""
     expired = server.policy(FilePolicy).staged_expired
     for record in server.store.all("staged_file", system, expired):
         _discard(server, record)
 
 
-def staged(server: Server, system: str, uuid: str) -> Record | None:
+def staged(server: ServerView, system: str, uuid: str) -> Record | None:
     """The system's staged file that is still waiting to be claimed, or ``None``."""
     record = server.store.get("staged_file", uuid, system)
     if record is None:
@@ -342,7 +342,7 @@ def staged(server: Server, system: str, uuid: str) -> Record | None:
     return record
 
 
-def _staged_bytes(server: Server, record: Record) -> bytes:
+def _staged_bytes(server: ServerView, record: Record) -> bytes:
     blob = server.store.get("staged_bytes", record["_blob"]) or {}
     return base64.b64decode(blob.get("_data", ""))
 
@@ -420,7 +420,7 @@ async def prepare_claim(call: Call, staged_uuid: Any) -> None:
 
 
 def claim_staged(
-    server: Server, system: str, staged_uuid: str, prepared: Renditions | None = None
+    server: ServerView, system: str, staged_uuid: str, prepared: Renditions | None = None
 ) -> str:
     """Turn the system's staged file into a photo record and return the photo id.
 
@@ -460,13 +460,13 @@ def claim(call: Call, staged_uuid: str) -> str:
     return call.server.policy(FilePolicy).photo_id_of_claim(staged_uuid, photo_id)
 
 
-def remove_photo(server: Server, photo_id: str | None) -> None:
+def remove_photo(server: ServerView, photo_id: str | None) -> None:
     """Forget a photo record (for a record that drops or replaces its photo)."""
     if photo_id:
         server.store.delete("photo", photo_id)
 
 
-def media_links(server: Server, photo_id: str | None) -> dict[str, str | None]:
+def media_links(server: ServerView, photo_id: str | None) -> dict[str, str | None]:
     """Signed links (30 days) to a photo and its thumbnail; both ``None`` without a photo."""
     if not photo_id:
         return {"photo": None, "thumbnail": None}

@@ -39,7 +39,7 @@ from reference_server.domain.photos import PRIVATE_CACHE, Rendition, stored_imag
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 PREFIX = "/api/ws/v1/storage"
 LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000
@@ -50,7 +50,7 @@ _SEGMENTS = ("entityUUID", "expires", "signature", "filename")
 FILENAMES: dict[Rendition, str] = {"photo": "photo.jpg", "thumbnail": "thumbnail.jpg"}
 
 
-def _secret(server: Server) -> bytes:
+def _secret(server: ServerView) -> bytes:
     secret = server.store.meta("link_secret")
     if not secret:
         raise RuntimeError("the deployment has no link secret (not provisioned)")
@@ -62,7 +62,7 @@ def sign(secret: bytes, entity: str, expires: str) -> str:
     return hmac_sha256_urlsafe(secret, f"{entity}:{expires}")
 
 
-def links_for(server: Server, photo_id: str) -> dict[str, str | None]:
+def links_for(server: ServerView, photo_id: str) -> dict[str, str | None]:
     """Fresh links to a photo (the file route) and its thumbnail, valid for 30 days."""
     lifetime = server.policy(MediaLinkPolicy).link_lifetime_ms()
     expires = str(math.floor(server.clock.timestamp() * 1000) + lifetime)
@@ -154,7 +154,7 @@ class AddressWindow:
             return None
 
 
-def _throttle(server: Server) -> AddressWindow:
+def _throttle(server: ServerView) -> AddressWindow:
     # Each server (the tests start several) keeps its own window, made on first use.
     window: AddressWindow | None = getattr(server, "_link_throttle", None)
     if window is None:
@@ -184,7 +184,9 @@ def _check_link(policy: MediaLinkPolicy, segments: dict[str, str]) -> None:
         raise ApiError(412, "the link has expired")
 
 
-def _content(server: Server, policy: MediaLinkPolicy, entity: str, rendition: Rendition) -> bytes:
+def _content(
+    server: ServerView, policy: MediaLinkPolicy, entity: str, rendition: Rendition
+) -> bytes:
     try:
         return stored_image(server, entity, rendition)
     except ApiError:

@@ -24,14 +24,14 @@ from reference_server.domain import handles
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 Rendition = Literal["photo", "thumbnail"]
 _FIELD: dict[Rendition, str] = {"photo": "_jpeg", "thumbnail": "_thumbnail"}
 PRIVATE_CACHE = "private, max-age=3600"
 
 
-def stored_image(server: Server, photo_id: str, rendition: Rendition) -> bytes:
+def stored_image(server: ServerView, photo_id: str, rendition: Rendition) -> bytes:
     """The stored bytes of a photo rendition in any system ("" when the record holds none).
 
     Raises 404 when no photo has that id, and for stored content that is empty.

@@ -48,7 +48,7 @@ from reference_server.store import Record
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 # Body fields kept on the record; the password is kept only as a hash, the rest is one-shot.
 _WRITE_ONLY = ("password", "sendOnBoardingMessage", "photoUuid")
@@ -97,7 +97,7 @@ def _generated_username() -> str:
     return f"sso-{secrets.token_hex(8)}"
 
 
-def _default_role(server: Server, system: str) -> str | None:
+def _default_role(server: ServerView, system: str) -> str | None:
     defaults = server.store.all("role", system, lambda r: bool(r.get("default")))
     return defaults[0]["uuid"] if defaults else None
 

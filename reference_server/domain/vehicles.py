@@ -20,14 +20,14 @@ from reference_server.domain._common import paged, public
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 
 def normalise_plate(value: str | None) -> str | None:
     return re.sub(r"[^0-9A-Za-z]", "", value) if value else value
 
 
-def store_vehicle(server: Server, system: str, data: dict[str, Any]) -> str:
+def store_vehicle(server: ServerView, system: str, data: dict[str, Any]) -> str:
     """Vehicles arrive from registrations and plate cameras, never through the API.
 
     They are kept as captured (plates with their spaces) and normalised on the way out.

@@ -30,7 +30,7 @@ from reference_server.hardware import readers
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 # A refusal the reader answers: (status, reason, message).
 Refusal = tuple[int, str, str]
@@ -75,12 +75,12 @@ class SlidingWindow:
 class ReaderThrottle:
     """The two throttles of the virtual reader, kept per server."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: ServerView) -> None:
         self.devices = SlidingWindow(server.throttle("reader-per-device"))
         self.failures = SlidingWindow(server.throttle("reader-auth-failures-per-address"))
 
 
-def _throttle(server: Server) -> ReaderThrottle:
+def _throttle(server: ServerView) -> ReaderThrottle:
     # Handlers run on the event loop one at a time, so its plain state is safe.
     return server.part(ReaderThrottle, lambda: ReaderThrottle(server))
 
@@ -146,12 +146,12 @@ class VirtualReaderPolicy(Policy):
         """A device was served a freshly made list; nothing more to decide on the correct server."""
 
 
-def outcome(server: Server, status: int, reason: str, message: str, **headers: str) -> Response:
+def outcome(server: ServerView, status: int, reason: str, message: str, **headers: str) -> Response:
     code = server.policy(VirtualReaderPolicy).outcome_code(status)
     return reply(status, {"code": code, "reason": reason, "message": message}, headers)
 
 
-def _too_many(server: Server, wait: int, message: str) -> Response:
+def _too_many(server: ServerView, wait: int, message: str) -> Response:
     return outcome(server, 429, "too many requests", message, **{"Retry-After": str(wait)})
 
 
@@ -197,7 +197,7 @@ async def virtual_read(call: Call) -> Response:
     return outcome(server, answer.status, answer.reason, answer.message)
 
 
-def _holder_name(server: Server, system: str, credential: dict[str, Any]) -> str | None:
+def _holder_name(server: ServerView, system: str, credential: dict[str, Any]) -> str | None:
     kind, uuid = credential.get("_holderKind"), credential.get("holderUuid")
     if not kind or not uuid:
         return None
@@ -211,7 +211,7 @@ def _holder_name(server: Server, system: str, credential: dict[str, Any]) -> str
 
 
 def _entry(
-    server: Server, policy: VirtualReaderPolicy, system: str, credential: dict[str, Any]
+    server: ServerView, policy: VirtualReaderPolicy, system: str, credential: dict[str, Any]
 ) -> dict[str, Any]:
     """One valid-credential entry; fields with no value are left out rather than nulled."""
     entry: dict[str, Any] = {

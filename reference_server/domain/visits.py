@@ -41,7 +41,7 @@ from reference_server.store import Record
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 CREATED, UPDATED = "VISIT_CREATED", "VISIT_UPDATED"
 CHECK_IN, CHECK_OUT = "VISITOR_CHECK_IN", "VISITOR_CHECK_OUT"
@@ -79,7 +79,7 @@ class VisitPolicy(Policy):
 
 
 # -- events -------------------------------------------------------------------------------
-def emit(server: Server, system: str, status: str, visit: Mapping[str, Any]) -> None:
+def emit(server: ServerView, system: str, status: str, visit: Mapping[str, Any]) -> None:
     """Publish one visit event (the webhook dispatcher queues it; nothing blocks here)."""
     server.events.publish(VisitChanged(system, status, dict(visit)))
 
@@ -101,7 +101,7 @@ def watchlist_details(visit: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in details.items() if v not in (None, "")}
 
 
-def on_watchlist(server: Server, system: str, visit: Mapping[str, Any]) -> bool:
+def on_watchlist(server: ServerView, system: str, visit: Mapping[str, Any]) -> bool:
     """Whether the visitor matches an entry of an enabled watchlist of the system."""
     details = watchlist_details(visit)
     enabled_only = server.policy(VisitPolicy).consults_enabled_watchlists_only()
@@ -109,19 +109,19 @@ def on_watchlist(server: Server, system: str, visit: Mapping[str, Any]) -> bool:
 
 
 # -- moving a visit -----------------------------------------------------------------------
-def allowed(server: Server, current: str | None, target: str) -> bool:
+def allowed(server: ServerView, current: str | None, target: str) -> bool:
     """Whether the lifecycle lets a visit in ``current`` move to ``target``."""
     return server.policy(VisitPolicy).may_move(current, target)
 
 
-def _revoke(server: Server, system: str, credential_uuid: str | None) -> None:
+def _revoke(server: ServerView, system: str, credential_uuid: str | None) -> None:
     if not credential_uuid:
         return
     revoke(server, system, credential_uuid)
 
 
 def move(
-    server: Server, system: str, invite_uuid: str, new_status: str, *, strict: bool = True
+    server: ServerView, system: str, invite_uuid: str, new_status: str, *, strict: bool = True
 ) -> None:
     """Move a visit to ``new_status``; the one place a visit's status changes.
 
@@ -149,7 +149,7 @@ def move(
     emit(server, system, new_status, changed)
 
 
-def check_in(server: Server, system: str, invite_uuid: str) -> bool:
+def check_in(server: ServerView, system: str, invite_uuid: str) -> bool:
     """Check a pre-arrival visitor in, unless an enabled watchlist now names them.
 
     Returns False (and leaves the visit VISIT_DENIED) on a watchlist match.
@@ -163,7 +163,7 @@ def check_in(server: Server, system: str, invite_uuid: str) -> bool:
 
 
 # -- functions other parts call -----------------------------------------------------------
-def on_grant(server: Server, system: str, credential: Mapping[str, Any]) -> None:
+def on_grant(server: ServerView, system: str, credential: Mapping[str, Any]) -> None:
     """A reader granted a visitor credential: the first grant checks in, the next checks out.
 
     Grants of a visit in any other status change nothing.
@@ -179,7 +179,7 @@ def on_grant(server: Server, system: str, credential: Mapping[str, Any]) -> None
         move(server, system, record["uuid"], CHECK_OUT)
 
 
-def cancel_hosted(server: Server, system: str, user_uuid: str) -> list[str]:
+def cancel_hosted(server: ServerView, system: str, user_uuid: str) -> list[str]:
     """Cancel every visit the user hosts that has not ended; returns their registration IDs.
 
     A visit under way (checked in) is cancelled too: its host is gone.
@@ -193,7 +193,7 @@ def cancel_hosted(server: Server, system: str, user_uuid: str) -> list[str]:
     return cancelled
 
 
-def hosted_by(server: Server, system: str, user_uuid: str) -> list[dict[str, Any]]:
+def hosted_by(server: ServerView, system: str, user_uuid: str) -> list[dict[str, Any]]:
     """The user's invitations, oldest first, as stored without private fields.
 
     Each carries ``uuid`` (the registrationId), the InviteListEntry fields and

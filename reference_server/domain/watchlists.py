@@ -48,7 +48,7 @@ from reference_server.store import Record
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 IDENTIFIERS = ("identityNumber", "passportNr", "mobileNumber")
 NAMES = ("firstName", "lastName")
@@ -112,7 +112,7 @@ def _collapse(matches: Iterable[dict[str, str]]) -> list[dict[str, str]]:
 
 
 def find_matches(
-    server: Server, system: str, fields: Mapping[str, Any], enabled_only: bool
+    server: ServerView, system: str, fields: Mapping[str, Any], enabled_only: bool
 ) -> list[dict[str, str]]:
     """Entries of the system's watchlists hit by ``fields`` (entry field names), one per entry.
 
@@ -149,7 +149,7 @@ def find_matches(
 
 
 # -- records and shapes -------------------------------------------------------------------
-def _entries_of(server: Server, system: str, watchlist_uuid: str) -> list[dict[str, Any]]:
+def _entries_of(server: ServerView, system: str, watchlist_uuid: str) -> list[dict[str, Any]]:
     return server.store.all(
         "watchlist_entry", system, lambda e: e["watchlistUuid"] == watchlist_uuid
     )
@@ -285,7 +285,9 @@ class WatchlistPolicy(Policy):
 
 
 # -- hardware flags -----------------------------------------------------------------------
-def _log(server: Server, system: str, action: str, watchlist_uuid: str, entry_uuid: str) -> None:
+def _log(
+    server: ServerView, system: str, action: str, watchlist_uuid: str, entry_uuid: str
+) -> None:
     server.store.insert(
         HARDWARE_LOG,
         system,
@@ -298,7 +300,7 @@ def _log(server: Server, system: str, action: str, watchlist_uuid: str, entry_uu
     )
 
 
-def _place_flag(server: Server, system: str, entry: Mapping[str, Any]) -> None:
+def _place_flag(server: ServerView, system: str, entry: Mapping[str, Any]) -> None:
     server.store.insert(
         FLAG,
         system,
@@ -311,7 +313,9 @@ def _place_flag(server: Server, system: str, entry: Mapping[str, Any]) -> None:
     _log(server, system, "flag_placed", entry["watchlistUuid"], entry["uuid"])
 
 
-def _withdraw_flags(server: Server, system: str, where: Callable[[dict[str, Any]], bool]) -> None:
+def _withdraw_flags(
+    server: ServerView, system: str, where: Callable[[dict[str, Any]], bool]
+) -> None:
     for flag in server.store.all(FLAG, system, where):
         server.store.delete(FLAG, flag["uuid"])
         _log(server, system, "flag_withdrawn", flag["watchlistUuid"], flag["entryUuid"])

@@ -18,7 +18,7 @@ from reference_server.faults._model import NOT_FOUND, overrides, swap
 from reference_server.faults._requests import cut_to_page
 
 if TYPE_CHECKING:
-    from reference_server._state import ApiKey
+    from reference_server._api_key import ApiKey
 
 
 @overrides("trigger-no-audit", "ACP-TRIGGER-AUDIT", "the trigger writes no audit event")

@@ -22,7 +22,7 @@ from reference_server.faults._model import overrides
 from reference_server.faults._responses import refused_after_all
 
 if TYPE_CHECKING:
-    from reference_server._state import ApiKey
+    from reference_server._api_key import ApiKey
 
 
 @overrides("bearer-not-stripped", "AUTH-BEARER-PREFIX", "a Bearer-prefixed key is not recognised")

@@ -21,7 +21,7 @@ from reference_server.faults._model import NOT_FOUND, overrides, swap
 from reference_server.store import Record
 
 if TYPE_CHECKING:
-    from reference_server._state import ApiKey
+    from reference_server._api_key import ApiKey
 
 
 # Fault memory keys (``Policy.memory``): what a fault remembers between a write and a read.

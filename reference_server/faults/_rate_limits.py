@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 import spec
 from reference_server._errors import ApiError
 from reference_server._pipeline import RequestPolicy
+from reference_server.bucket_policy import BucketPolicy
 from reference_server.faults._model import overrides
-from reference_server.rate_bucket import DOCUMENTED, BucketPolicy, BucketSize
+from reference_server.rate_bucket import DOCUMENTED, BucketSize
 
 if TYPE_CHECKING:
-    from reference_server._state import ApiKey
+    from reference_server._api_key import ApiKey
 
 
 @overrides("no-retry-after", "RATE-RETRY-AFTER-HEADER", "429 answers carry no Retry-After header")

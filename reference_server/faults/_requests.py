@@ -26,7 +26,7 @@ from reference_server._validation import ValidationPolicy
 from reference_server.faults._model import overrides
 
 if TYPE_CHECKING:
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 
 @overrides(
@@ -232,7 +232,7 @@ class _AnyVersionServed(RequestPolicy):
         return re.sub(r"^/api/ws(/v[0-9]+)?/", "/api/ws/v1/", super().routed_path(path))
 
 
-def listed_wholesale(server: Server, request: Request, path: str, kind: str) -> Response | None:
+def listed_wholesale(server: ServerView, request: Request, path: str, kind: str) -> Response | None:
     """A keyed GET on ``path``, a collection the spec gives no list, answering all its records."""
     if request.method != "GET" or request.url.path != path:
         return None

@@ -30,7 +30,7 @@ from reference_server.domain.invites import DENIED_KIND, VISITOR_FIELDS, InviteP
 from reference_server.faults._model import overrides, swap
 
 if TYPE_CHECKING:
-    from reference_server._state import ApiKey
+    from reference_server._api_key import ApiKey
 
 
 @overrides("echo-rejected-value", "ERR-NO-ECHO", "422 reasons quote the rejected value")

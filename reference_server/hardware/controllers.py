@@ -19,32 +19,32 @@ from __future__ import annotations
 from typing import Any
 
 from reference_server._events import ClockMoved, CredentialsChanged
-from reference_server._state import Server
+from reference_server._server import ServerView
 from reference_server.domain.credentials import CredentialPolicy, identifier_of
 from reference_server.store import Record
 
 KIND = "controller"
 
 
-def install(server: Server) -> None:
+def install(server: ServerView) -> None:
     """Hook the controllers into provisioning, the domain's credential events and the clock."""
     server.provisioners.append(sync_all)
     server.events.subscribe(CredentialsChanged, lambda event: _credentials_changed(server, event))
     server.events.subscribe(ClockMoved, lambda event: sync_all(server))
 
 
-def _credentials_changed(server: Server, event: CredentialsChanged) -> None:
+def _credentials_changed(server: ServerView, event: CredentialsChanged) -> None:
     """Push a system's credential changes to its controllers, in the writing request."""
     if server.policy(CredentialPolicy).writes_reach_hardware():
         sync(server, event.system)
 
 
-def sync_all(server: Server) -> None:
+def sync_all(server: ServerView) -> None:
     for system in server.systems():
         sync(server, system)
 
 
-def _controller(server: Server, system: str) -> Record:
+def _controller(server: ServerView, system: str) -> Record:
     """The system's controller, created (and wired to every point) on first use."""
     store = server.store
     found = store.all(KIND, system)
@@ -58,7 +58,7 @@ def _controller(server: Server, system: str) -> Record:
     return controller
 
 
-def _covered_points(server: Server, system: str) -> dict[str, list[str]]:
+def _covered_points(server: ServerView, system: str) -> dict[str, list[str]]:
     """Access control list uuid -> the points its rules cover."""
     return {
         acl["uuid"]: [rule["point"] for rule in acl.get("_rules", [])]
@@ -66,7 +66,7 @@ def _covered_points(server: Server, system: str) -> dict[str, list[str]]:
     }
 
 
-def _held(server: Server, system: str, points: list[str]) -> list[dict[str, Any]]:
+def _held(server: ServerView, system: str, points: list[str]) -> list[dict[str, Any]]:
     covered = _covered_points(server, system)
     # Which statuses a controller holds is the credentials part's decision (ACTIVE only).
     policy = server.policy(CredentialPolicy)
@@ -95,7 +95,7 @@ def _held(server: Server, system: str, points: list[str]) -> list[dict[str, Any]
     return held
 
 
-def _phonebook(server: Server, system: str, held: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _phonebook(server: ServerView, system: str, held: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Persons holding an ACTIVE credential, once each, in the order their credentials came."""
     entries: dict[str, dict[str, Any]] = {}
     for credential in held:
@@ -112,7 +112,7 @@ def _phonebook(server: Server, system: str, held: list[dict[str, Any]]) -> list[
     return list(entries.values())
 
 
-def sync(server: Server, system: str) -> None:
+def sync(server: ServerView, system: str) -> None:
     """Push the system's state to its controller: exactly the ACTIVE credentials, and phonebook."""
     store = server.store
     with store.transaction():
@@ -128,7 +128,7 @@ def sync(server: Server, system: str) -> None:
             store.replace(KIND, controller["uuid"], {**controller, **state})
 
 
-def controllers_of(server: Server, system: str) -> list[dict[str, Any]]:
+def controllers_of(server: ServerView, system: str) -> list[dict[str, Any]]:
     """The controllers of one system as the control plane shows them (no sync)."""
     return [_public(c, system) for c in server.store.all(KIND, system)]
 
@@ -144,7 +144,7 @@ def _public(controller: Record, system: str) -> dict[str, Any]:
     }
 
 
-def listing(server: Server) -> list[dict[str, Any]]:
+def listing(server: ServerView) -> list[dict[str, Any]]:
     """Every controller of every system, after bringing each up to date with the clock."""
     if server.policy(CredentialPolicy).writes_reach_hardware():
         sync_all(server)

@@ -27,7 +27,7 @@ from reference_server.domain import credentials, visits
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 DEVICE_KIND = "reader_device"
 DEVICE_TYPE = "Virtual Reader WS"
@@ -62,12 +62,12 @@ class Outcome:
 
 
 # -- devices and provisioning ---------------------------------------------------------------
-def install(server: Server) -> None:
+def install(server: ServerView) -> None:
     server.provisioners.append(provision_devices)
     server.profile_extenders.append(extend_profile)
 
 
-def _new_device(server: Server, system: str, name: str, point: str | None, role: str) -> str:
+def _new_device(server: ServerView, system: str, name: str, point: str | None, role: str) -> str:
     record = {
         "name": name,
         "type": DEVICE_TYPE,
@@ -79,7 +79,7 @@ def _new_device(server: Server, system: str, name: str, point: str | None, role:
     return server.store.insert(DEVICE_KIND, system, record)
 
 
-def provision_devices(server: Server) -> None:
+def provision_devices(server: ServerView) -> None:
     """Create the attached and the unattached virtual reader once per database."""
     main = server.systems()[0]
     if server.store.all(DEVICE_KIND, main):
@@ -90,11 +90,11 @@ def provision_devices(server: Server) -> None:
         _new_device(server, main, "Virtual reader - not wired", None, "unattached")
 
 
-def _device_with_role(server: Server, system: str, role: str) -> dict[str, Any]:
+def _device_with_role(server: ServerView, system: str, role: str) -> dict[str, Any]:
     return next(d for d in server.store.all(DEVICE_KIND, system) if d.get("_role") == role)
 
 
-def lists_covering(server: Server, system: str, point: str) -> list[dict[str, Any]]:
+def lists_covering(server: ServerView, system: str, point: str) -> list[dict[str, Any]]:
     """The access control lists with an open-schedule rule for the point."""
     return [
         acl
@@ -103,7 +103,7 @@ def lists_covering(server: Server, system: str, point: str) -> list[dict[str, An
     ]
 
 
-def extend_profile(server: Server, document: dict[str, Any]) -> None:
+def extend_profile(server: ServerView, document: dict[str, Any]) -> None:
     main = server.systems()[0]
     attached = _device_with_role(server, main, "attached")
     unattached = _device_with_role(server, main, "unattached")
@@ -116,7 +116,7 @@ def extend_profile(server: Server, document: dict[str, Any]) -> None:
     document["unattached_reader"] = {"uuid": unattached["uuid"], "key": unattached["key"]}
 
 
-def device(server: Server, uuid: str) -> tuple[str, dict[str, Any]] | None:
+def device(server: ServerView, uuid: str) -> tuple[str, dict[str, Any]] | None:
     """The device record with that uuid and its system, or ``None``."""
     record = server.store.get(DEVICE_KIND, uuid)
     if record is None:
@@ -143,7 +143,7 @@ def _presents(credential: dict[str, Any], code: str) -> bool:
     return credential.get("uniqueIdentifier") == code or (pin is not None and str(pin) == code)
 
 
-def find_credential(server: Server, system: str, code: str) -> dict[str, Any] | None:
+def find_credential(server: ServerView, system: str, code: str) -> dict[str, Any] | None:
     """The system's credential whose identifier or PIN text is exactly ``code``."""
     if not code:
         return None
@@ -166,7 +166,7 @@ def _inside_window(credential: dict[str, Any], now: datetime) -> bool:
     return not (expiry and parse_instant(expiry) < now)
 
 
-def lists_open(server: Server, system: str, credential: dict[str, Any], point: str) -> bool:
+def lists_open(server: ServerView, system: str, credential: dict[str, Any], point: str) -> bool:
     """Whether one of the credential's lists has an open-schedule rule for the point."""
     for acl_uuid in credential.get("accessControlListUuids") or []:
         acl = server.store.get("acl", acl_uuid, system)
@@ -215,7 +215,7 @@ class ReaderPolicy(Policy):
 
 
 def refusal(
-    server: Server, system: str, credential: dict[str, Any], point: str, now: datetime
+    server: ServerView, system: str, credential: dict[str, Any], point: str, now: datetime
 ) -> str | None:
     """Why a credential found by its code is not admitted at the point now (None: admitted)."""
     policy = server.policy(ReaderPolicy)
@@ -234,7 +234,7 @@ def refusal(
 
 
 def admits(
-    server: Server, system: str, credential: dict[str, Any], point: str, now: datetime
+    server: ServerView, system: str, credential: dict[str, Any], point: str, now: datetime
 ) -> bool:
     """Whether a read of this credential at the point would be granted now."""
     if credential.get("readerType") in SECOND_FACTOR:
@@ -243,7 +243,7 @@ def admits(
 
 
 def _log(
-    server: Server,
+    server: ServerView,
     system: str,
     point: str,
     result: str,
@@ -268,7 +268,7 @@ def _log(
 
 
 def _consume_use(
-    server: Server, policy: ReaderPolicy, credential: dict[str, Any], granted: bool
+    server: ServerView, policy: ReaderPolicy, credential: dict[str, Any], granted: bool
 ) -> None:
     """Take one use from a limited credential when the read spends one."""
     limit = credential.get("useLimit")
@@ -280,7 +280,7 @@ def _consume_use(
 
 
 def _grant(
-    server: Server,
+    server: ServerView,
     policy: ReaderPolicy,
     system: str,
     credential: dict[str, Any],
@@ -294,7 +294,7 @@ def _grant(
 
 
 def decide(
-    server: Server, system: str, point_uuid: str, code: str, device_uuid: str | None = None
+    server: ServerView, system: str, point_uuid: str, code: str, device_uuid: str | None = None
 ) -> Outcome:
     """Judge a code presented at a reader on ``point_uuid``; grants fire the point's relay."""
     now, policy = server.clock.now(), server.policy(ReaderPolicy)

@@ -46,7 +46,7 @@ from reference_server.webhooks.payload import visit_dto
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 log = logging.getLogger(__name__)
 
@@ -202,13 +202,13 @@ def _urls(value: Any) -> dict[str, str]:
     return urls
 
 
-def shown(server: Server) -> dict[str, Any]:
+def shown(server: ServerView) -> dict[str, Any]:
     """The saved integration as the admin screen shows it (what ``configure`` accepts)."""
     saved = integration(server) or {}
     return {name: value for name, value in saved.items() if name in _SETTINGS}
 
 
-def configure(server: Server, settings: dict[str, Any]) -> dict[str, Any]:
+def configure(server: ServerView, settings: dict[str, Any]) -> dict[str, Any]:
     """Validate and save the integration of the first system (the control plane's PUT)."""
     unknown = set(settings) - _SETTINGS
     if unknown:
@@ -229,7 +229,7 @@ def configure(server: Server, settings: dict[str, Any]) -> dict[str, Any]:
     return saved
 
 
-def integration(server: Server) -> dict[str, Any] | None:
+def integration(server: ServerView) -> dict[str, Any] | None:
     stored = server.store.meta(META)
     return json.loads(stored) if stored else None
 
@@ -268,7 +268,7 @@ def signature(key: str, path: str, timestamp: str, body: bytes) -> str:
 class Dispatcher:
     """Sends queued deliveries from one background thread, in the order they became due."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: ServerView) -> None:
         self.server = server
         self.delays: tuple[float, ...] = RETRY_DELAYS
         self.timeout = TIMEOUT_SECONDS
@@ -353,12 +353,12 @@ class Dispatcher:
         return 200 <= answer.status_code < 300
 
 
-def dispatcher_of(server: Server) -> Dispatcher:
+def dispatcher_of(server: ServerView) -> Dispatcher:
     """The server's one dispatcher (made on first use)."""
     return server.part(Dispatcher, lambda: Dispatcher(server))
 
 
-def emit(server: Server, system: str, status: str, invite: dict[str, Any]) -> None:
+def emit(server: ServerView, system: str, status: str, invite: dict[str, Any]) -> None:
     """Queue the event for the integration as saved now; never raises into the caller."""
     try:
         policy = server.policy(WebhookPolicy)
@@ -391,7 +391,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def provision_integration(server: Server) -> None:
+def provision_integration(server: ServerView) -> None:
     """Save an enabled, signed and encrypted integration aimed at a loopback receiver.
 
     The receiver itself is the harness's to run, at the ``listen`` address of the profile;
@@ -415,7 +415,7 @@ def provision_integration(server: Server) -> None:
     server.store.set_meta(RECEIVER_META, json.dumps({"listen": address, "public_url": public_url}))
 
 
-def extend_profile(server: Server, document: dict[str, Any]) -> None:
+def extend_profile(server: ServerView, document: dict[str, Any]) -> None:
     """The profile's ``webhooks`` entry: where the receiver listens and how to verify."""
     receiver, settings = server.store.meta(RECEIVER_META), integration(server)
     if not receiver or not settings:
@@ -435,11 +435,11 @@ def extend_profile(server: Server, document: dict[str, Any]) -> None:
     document["webhooks"] = {k: v for k, v in section.items() if v is not None}
 
 
-def _visit_changed(server: Server, event: VisitChanged) -> None:
+def _visit_changed(server: ServerView, event: VisitChanged) -> None:
     emit(server, event.system, event.status, dict(event.visit))
 
 
-def install(server: Server) -> None:
+def install(server: ServerView) -> None:
     """Send the domain's visit events; provision the demo integration and its profile entry.
 
     The control plane's PUT /_reference/webhook-integration calls ``configure`` itself.

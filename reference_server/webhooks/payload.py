@@ -15,7 +15,7 @@ from reference_server.domain.files import media_links
 if TYPE_CHECKING:
     # Annotations only: the fault package imports this module for its policy, and the server
     # state imports the fault package.
-    from reference_server._state import Server
+    from reference_server._server import ServerView
 
 
 class PayloadPolicy(Policy):
@@ -36,22 +36,22 @@ def _initials(*names: str | None) -> str | None:
     return letters or None
 
 
-def _name_of(server: Server, system: str, kind: str, uuid: str | None) -> str | None:
+def _name_of(server: ServerView, system: str, kind: str, uuid: str | None) -> str | None:
     record = server.store.get(kind, uuid, system) if uuid else None
     return record.get("name") if record else None
 
 
-def _photo_links(server: Server, record: dict[str, Any]) -> dict[str, Any]:
+def _photo_links(server: ServerView, record: dict[str, Any]) -> dict[str, Any]:
     if not record.get("photoId"):
         return {"photo": None, "thumbnail": None}
     return media_links(server, record["photoId"])
 
 
-def _uuid32(server: Server, uuid: str) -> str:
+def _uuid32(server: ServerView, uuid: str) -> str:
     return server.policy(PayloadPolicy).uuid32(uuid)
 
 
-def visitor_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:
+def visitor_dto(server: ServerView, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:
     uuid = invite.get("visitorId")
     record = (server.store.get("visitor", uuid, system) if uuid else None) or {}
     # The invitation keeps its own copy of the visitor's fields; the visitor record wins.
@@ -75,7 +75,7 @@ def visitor_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str
     }
 
 
-def host_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:
+def host_dto(server: ServerView, system: str, invite: dict[str, Any]) -> dict[str, Any] | None:
     uuid = invite.get("hostUser")
     user = server.store.get("user", uuid, system) if uuid else None
     if not uuid or user is None:
@@ -99,7 +99,9 @@ def host_dto(server: Server, system: str, invite: dict[str, Any]) -> dict[str, A
     }
 
 
-def visit_dto(server: Server, system: str, status: str, invite: dict[str, Any]) -> dict[str, Any]:
+def visit_dto(
+    server: ServerView, system: str, status: str, invite: dict[str, Any]
+) -> dict[str, Any]:
     """The VisitDTO of an invitation record (``visitId`` is its registrationId)."""
     reason = invite.get("_visitReasonText") or _name_of(
         server, system, "visit_reason", invite.get("visitReason")

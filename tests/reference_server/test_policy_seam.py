@@ -20,6 +20,7 @@ from reference_server._shaping import ShapingPolicy
 from reference_server._state import Server
 from reference_server._time import format_instant
 from reference_server._validation import ValidationPolicy
+from reference_server.bucket_policy import BucketPolicy
 from reference_server.domain._common import RecordPolicy
 from reference_server.domain.access_control import AccessControlPolicy
 from reference_server.domain.credentials import CredentialPolicy
@@ -41,7 +42,7 @@ from reference_server.domain.watchlists import WatchlistPolicy
 from reference_server.faults import CATALOGUE, Faults
 from reference_server.faults._model import overrides
 from reference_server.hardware.readers import ReaderPolicy
-from reference_server.rate_bucket import DOCUMENTED, RAISED, BucketPolicy, BucketSize
+from reference_server.rate_bucket import DOCUMENTED, RAISED, BucketSize
 from reference_server.store import Store
 from reference_server.webhooks.dispatcher import WebhookPolicy
 from reference_server.webhooks.payload import PayloadPolicy
