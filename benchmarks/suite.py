@@ -1,6 +1,7 @@
 """Benchmarks (a) and (c): the suite's wall time, and the rate-limit units the run spent.
 
-(a) times ``python -m pytest suites -q -p no:cacheprovider`` (``--quick``: ``suites/rules``)
+(a) times ``python -m pytest suites -q -p no:cacheprovider`` in ``amws_conformance/`` (``--quick``:
+``suites/rules``)
 against the embedded reference server in a subprocess, with ``--conformance-report``: with the
 default options (the deep plan, on the default pytest-xdist workers), then with ``--plan
 certify`` and ``--plan gate``. (ci), when asked for, times the project's own tests.
@@ -19,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import spec
+from amws_conformance import spec
 
 ROOT = Path(__file__).resolve().parent.parent
 # The documented bucket, as the spec encodes it.
@@ -56,7 +57,13 @@ def run_suite(
         command = [sys.executable, "-m", "pytest", target, *options, "--conformance-report", folder]
         began = time.perf_counter()
         done = subprocess.run(
-            command, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
+            # From the package folder, the suites' root directory: ids read suites/... there.
+            command,
+            cwd=ROOT / "amws_conformance",
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
         wall = time.perf_counter() - began
         report_path = Path(folder) / "report.json"

@@ -64,7 +64,11 @@ def _process(command: list[str], log: Path) -> Iterator[subprocess.Popen[bytes]]
 
 def _reference_command(profile: Path) -> list[str]:
     script = Path(sys.executable).parent / "amws-reference"
-    head = [str(script)] if script.exists() else [sys.executable, "-m", "reference_server.cli"]
+    head = (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-m", "amws_conformance.reference_server.cli"]
+    )
     return [*head, "serve", "--port", "0", "--db", ":memory:", "--profile-out", str(profile)]
 
 

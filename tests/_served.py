@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+# The installed package's folder in this checkout: run there, pytest takes it as its root
+# directory (its pytest.ini), so the suites' ids read suites/rules/... as in a report.
+PACKAGE = Path(__file__).resolve().parents[1] / "amws_conformance"
 
 
 def serve(
@@ -21,12 +23,19 @@ def serve(
     answers (``db``: ``:memory:`` or a file the test may read; ``faults``: deviations of the
     catalogue to switch on; ``options``: further ``serve`` options, as typed)."""
     profile = folder / "served.yaml"
-    command = [sys.executable, "-m", "reference_server.cli", "serve", "--port", "0"]
+    command = [
+        sys.executable,
+        "-m",
+        "amws_conformance.reference_server.cli",
+        "serve",
+        "--port",
+        "0",
+    ]
     command += ["--db", db, "--profile-out", str(profile)]
     command += [arg for name in faults for arg in ("--fault", name)]
     command += options
     server = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command, cwd=PACKAGE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     deadline = time.monotonic() + 30
     while not profile.exists():
@@ -53,7 +62,7 @@ def suites_run(tmp_path: Path, *options: str) -> subprocess.Popen[bytes]:
     with open(tmp_path / "output.txt", "wb") as output:
         return subprocess.Popen(
             [sys.executable, "-m", "pytest", *options, *report],
-            cwd=ROOT,
+            cwd=PACKAGE,
             env=ordinary_env(),
             stdout=output,
             stderr=subprocess.STDOUT,

@@ -20,12 +20,12 @@ import httpx
 import pytest
 import yaml
 
-import spec
-from harness.evidence.verdicts import certification
-from harness.plan.plan import CostTable, stale
+from amws_conformance import spec
+from amws_conformance.harness.evidence.verdicts import certification
+from amws_conformance.harness.plan.plan import CostTable, stale
 from tests._served import passed, serve, suites_run
 
-ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent.parent / "amws_conformance"
 NAMED = (
     "departments",
     "organisations",
@@ -125,8 +125,8 @@ def whole_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WholeRun]:
 def test_the_halves_are_the_whole_suite() -> None:
     # Every folder of suites/ holding tests is in exactly one half: nothing is left out.
     folders = {
-        f"suites/{p.parent.relative_to(ROOT / 'suites').parts[0]}"
-        for p in (ROOT / "suites").rglob("test_*.py")
+        f"suites/{p.parent.relative_to(PACKAGE / 'suites').parts[0]}"
+        for p in (PACKAGE / "suites").rglob("test_*.py")
     }
     halves = [folder for paths in HALVES.values() for folder in paths]
     assert sorted(halves) == sorted(folders)

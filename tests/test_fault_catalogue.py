@@ -28,7 +28,7 @@ def test_every_fault_of_the_catalogue_is_killed(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "selfcheck",
+            "amws_conformance.selfcheck",
             "--skip-baseline",
             "--mutant-sample",
             str(MUTANT_SAMPLE),

@@ -16,7 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("spec", "harness", "suites", "fixtures", "reference_server", "selfcheck")
+PACKAGES = tuple(
+    f"amws_conformance/{part}"
+    for part in ("spec", "harness", "suites", "fixtures", "reference_server", "selfcheck")
+)
 
 
 def _module_name(path: Path) -> str:
@@ -128,19 +131,22 @@ def test_the_walk_sees_a_cycle_when_there_is_one() -> None:
 
 
 def test_a_type_only_import_is_an_edge() -> None:
-    tree = ast.parse("if TYPE_CHECKING:\n    from reference_server._server import ServerView\n")
+    source = "from amws_conformance.reference_server._server import ServerView"
+    tree = ast.parse(f"if TYPE_CHECKING:\n    {source}\n")
     (node, in_function), *_ = _imports(tree)
     assert not in_function
-    assert "reference_server._server" in _targets("reference_server._policy", node)
+    assert "amws_conformance.reference_server._server" in _targets(
+        "amws_conformance.reference_server._policy", node
+    )
 
 
 def test_importing_a_module_loads_its_packages_too() -> None:
     # Python runs reference_server/faults/__init__.py (which loads every fault module) before
     # faults/_model.py; a package the importer itself sits in has already run.
-    tree = ast.parse("from reference_server.faults._model import Faults")
-    assert _targets("reference_server._state", tree.body[0]) == {
-        "reference_server.faults._model",
-        "reference_server.faults",
+    tree = ast.parse("from amws_conformance.reference_server.faults._model import Faults")
+    assert _targets("amws_conformance.reference_server._state", tree.body[0]) == {
+        "amws_conformance.reference_server.faults._model",
+        "amws_conformance.reference_server.faults",
     }
 
 

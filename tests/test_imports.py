@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+TOP = "amws_conformance"  # the one installed package; the parts below are its subpackages
+PACKAGE = ROOT / TOP
 PACKAGES = ("spec", "harness", "suites", "fixtures", "reference_server", "selfcheck")
 # What each part of the project may import of the others (itself always).
 ALLOWED = {
@@ -33,12 +35,13 @@ USER_SIDE = {"harness", "suites", "fixtures"}
 
 
 def _modules(package: str) -> list[Path]:
-    return sorted((ROOT / package).rglob("*.py"))
+    return sorted((PACKAGE / package).rglob("*.py"))
 
 
 def _imported(path: Path) -> set[str]:
-    """Top-level project packages a module names in an import (any depth of the tree), or
-    in ``importlib.import_module("…")`` / ``__import__("…")`` with a literal name."""
+    """Project parts (``amws_conformance``'s subpackages) a module names in an import (any depth
+    of the tree), or in ``importlib.import_module("…")`` / ``__import__("…")`` with a literal
+    name."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -46,24 +49,27 @@ def _imported(path: Path) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module)
+            if node.module == TOP:  # from amws_conformance import spec
+                names.update(f"{TOP}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Call) and node.args:
             func = node.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             first = node.args[0]
             if called in {"import_module", "__import__"} and isinstance(first, ast.Constant):
                 names.add(str(first.value))
-    return {name.split(".")[0] for name in names} & set(PACKAGES)
+    parts = {name.split(".")[1] for name in names if name.startswith(TOP + ".")}
+    return parts & set(PACKAGES)
 
 
 def test_every_project_package_is_known() -> None:
     for package in PACKAGES:
-        assert (ROOT / package / "__init__.py").is_file(), package
+        assert (PACKAGE / package / "__init__.py").is_file(), package
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_imports_run_one_way(package: str) -> None:
     wrong = {
-        str(path.relative_to(ROOT)): sorted(found - ALLOWED[package] - {package})
+        str(path.relative_to(PACKAGE)): sorted(found - ALLOWED[package] - {package})
         for path in _modules(package)
         if (found := _imported(path)) - ALLOWED[package] - {package}
     }
@@ -84,8 +90,8 @@ def test_the_static_check_sees_imports_inside_functions(tmp_path: Path) -> None:
     module.write_text(
         "import importlib\n"
         "def f():\n"
-        "    from reference_server.faults import CATALOGUE\n"
-        "    importlib.import_module('selfcheck.cli')\n",
+        "    from amws_conformance.reference_server.faults import CATALOGUE\n"
+        "    importlib.import_module('amws_conformance.selfcheck.cli')\n",
         encoding="utf-8",
     )
     assert _imported(module) == {"reference_server", "selfcheck"}
@@ -96,7 +102,7 @@ def _loaded_after(code: str) -> list[str]:
     probe = (
         f"{code}\nimport json, sys\n"
         "print(json.dumps(sorted(m for m in sys.modules "
-        "if m.split('.')[0] in ('reference_server', 'selfcheck'))))"
+        "if m.split('.')[1:2] in (['reference_server'], ['selfcheck']))))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False
@@ -109,7 +115,7 @@ def test_importing_every_harness_suite_and_fixture_module_loads_no_server() -> N
     modules = []
     for package in sorted(USER_SIDE):
         for path in _modules(package):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)  # amws_conformance.…
             modules.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     code = "import importlib\n" + "".join(f"importlib.import_module({m!r})\n" for m in modules)
     assert _loaded_after(code) == []
@@ -117,9 +123,10 @@ def test_importing_every_harness_suite_and_fixture_module_loads_no_server() -> N
 
 def test_collecting_the_suites_loads_no_server() -> None:
     # The plugin comes through the pytest11 entry point and the root conftest, as for users.
+    options = "'--collect-only', '-q', '-p', 'no:cacheprovider'"
     code = (
         "import pytest\n"
-        "status = pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', 'suites'])\n"
+        f"status = pytest.main([{options}, 'amws_conformance/suites'])\n"
         "assert status == 0, status\n"
     )
     assert _loaded_after(code) == []

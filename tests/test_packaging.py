@@ -19,15 +19,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+TOP = "amws_conformance"  # the one package the wheel puts in site-packages
 DATA = [
-    "spec/openapi.yaml",
-    "spec/rules.yaml",
-    "harness/plans.yaml",
-    "harness/costs.json",
-    "harness/profile.schema.json",
-    "harness/suites.ini",
-    "fixtures/profiles/sample-staging.yaml",
-    "fixtures/profiles/embedded.yaml",
+    f"{TOP}/spec/openapi.yaml",
+    f"{TOP}/spec/rules.yaml",
+    f"{TOP}/harness/plans.yaml",
+    f"{TOP}/harness/costs.json",
+    f"{TOP}/harness/profile.schema.json",
+    f"{TOP}/pytest.ini",
+    f"{TOP}/fixtures/profiles/sample-staging.yaml",
+    f"{TOP}/fixtures/profiles/embedded.yaml",
 ]
 
 
@@ -65,7 +66,7 @@ def test_the_wheel_holds_every_suite_module(wheel: zipfile.ZipFile) -> None:
     names = set(wheel.namelist())
     modules = {
         path.relative_to(ROOT).as_posix()
-        for path in (ROOT / "suites").rglob("*.py")
+        for path in (ROOT / TOP / "suites").rglob("*.py")
         if "__pycache__" not in path.parts
     }
     assert modules and modules <= names, sorted(modules - names)
@@ -85,5 +86,16 @@ def test_the_wheel_holds_no_project_tests_and_names_its_commands(wheel: zipfile.
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/"))]
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     text = wheel.read(entry_points).decode()
-    assert "amws-conformance = harness.cli:main" in text
-    assert "[pytest11]" in text and "harness.plugin = harness.plugin" in text
+    assert "amws-conformance = amws_conformance.harness.cli:main" in text
+    plugin = "amws_conformance.harness.plugin = amws_conformance.harness.plugin"
+    assert "[pytest11]" in text and plugin in text
+
+
+def test_the_wheel_puts_one_package_in_site_packages(wheel: zipfile.ZipFile) -> None:
+    """No spec, harness, fixtures or suites of ours beside other distributions' packages:
+    everything but the wheel's own metadata sits under amws_conformance/."""
+    top = {name.split("/")[0] for name in wheel.namelist()}
+    assert {t for t in top if not t.endswith(".dist-info")} == {TOP}
+    (metadata,) = [n for n in wheel.namelist() if n.endswith(".dist-info/top_level.txt")] or [""]
+    if metadata:
+        assert wheel.read(metadata).decode().split() == [TOP]

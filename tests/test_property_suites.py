@@ -40,7 +40,8 @@ from tests._proxy import Proxy, passed_on
 from tests._served import ordinary_env
 from tests.reference_server.conftest import LiveServer
 
-ROOT = Path(__file__).resolve().parent.parent
+# The suites run from the package folder: its pytest.ini makes it the root (ids suites/...).
+ROOT = Path(__file__).resolve().parent.parent / "amws_conformance"
 TIMEOUT = 600  # seconds, per subprocess: a hung run fails its test instead of the CI job
 
 
@@ -150,7 +151,7 @@ class Runs:
             # question here is whether a test failed, not the certifying verdict.
             command += [
                 "-p",
-                "selfcheck.plugin",
+                "amws_conformance.selfcheck.plugin",
                 "--reference-fault",
                 fault,
                 "--strict-informative",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import spec
-from harness.plan.rulemap import collect
+from amws_conformance import spec
+from amws_conformance.harness.plan.rulemap import collect
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def suite_rules() -> dict[str, list[str]]:
     """Rule ids of every suite test, from a collection-only run (no target is contacted)."""
-    found = collect(["suites"], str(ROOT))
+    found = collect(["suites"], str(ROOT / "amws_conformance"))
     assert found, "the suites collect tests"
     return found
 

@@ -20,6 +20,6 @@ def test_the_benchmark_reads_the_command_ci_runs() -> None:
 
 def test_a_readme_without_the_command_is_refused(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
-    readme.write_text("    .venv/bin/pytest suites\n", encoding="utf-8")
+    readme.write_text("    .venv/bin/pytest amws_conformance/suites\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no set-up command"):
         readme_commands(readme)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from tests._served import ROOT, serve
+from tests._served import PACKAGE, serve
 
 BIN = Path(sys.executable).parent
 # One fault, and a few tests: the fault's own, and three of other rules it leaves alone.
@@ -62,7 +62,7 @@ def run_against(folder: Path, faults: Sequence[str] = ()) -> Run:
                 "-p",
                 "no:cacheprovider",
             ],
-            cwd=ROOT,
+            cwd=PACKAGE,
             # As a user starts it: not as a worker of the xdist session running this test.
             env={k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AMWS_"))},
             capture_output=True,

@@ -6,8 +6,8 @@ import json
 
 import httpx
 
-import spec
-from harness._checks import check
+from amws_conformance import spec
+from amws_conformance.harness._checks import check
 
 DEPT = spec.operation("getDepartment")
 CREATE = spec.operation("createDepartment")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from harness import ExampleBudget
+from amws_conformance.harness import ExampleBudget
 
 READER = """
 def test_budget(example_budget):
@@ -52,7 +52,7 @@ def test_the_profile_gives_the_budget_and_the_option_overrides_it(
 def test_a_collection_hook_reads_the_run_config(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         """
-from harness import example_budget_of
+from amws_conformance.harness import example_budget_of
 
 def pytest_collection_modifyitems(config, items):
     print("collected with", example_budget_of(config).examples_or(2))

@@ -16,17 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from tests._served import ROOT, ordinary_env
+from tests._served import PACKAGE, ordinary_env
 
 ASSUMED_FAULT, ASSUMED_RULE = "content-type-ignored", "CONV-JSON-MEDIA-TYPE"
 
 
 def _run(folder: Path, *options: str) -> tuple[int, str, dict]:
     command = [sys.executable, "-m", "pytest", "suites", "-q", "-n", "0", "-p", "no:cacheprovider"]
-    command += ["-p", "selfcheck.plugin", "--reference-fault", ASSUMED_FAULT]
+    command += ["-p", "amws_conformance.selfcheck.plugin", "--reference-fault", ASSUMED_FAULT]
     command += ["--rules", ASSUMED_RULE, "--conformance-report", str(folder), *options]
     done = subprocess.run(
-        command, cwd=ROOT, env=ordinary_env(), capture_output=True, text=True, check=False
+        command, cwd=PACKAGE, env=ordinary_env(), capture_output=True, text=True, check=False
     )
     document = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     return done.returncode, done.stdout + done.stderr, document

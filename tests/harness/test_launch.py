@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from harness import _launch, plugin
-from harness.cli import main
+from amws_conformance.harness import _launch, plugin
+from amws_conformance.harness.cli import main
 from tests._served import ordinary_env
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+PACKAGE = Path(__file__).resolve().parents[2] / "amws_conformance"
 
 
 def test_the_arguments_name_the_suites_their_configuration_and_their_root() -> None:
@@ -22,7 +22,7 @@ def test_the_arguments_name_the_suites_their_configuration_and_their_root() -> N
         "p.yaml", "certify", "report", ["-x"], cwd=Path("/somewhere")
     )
     folder = _launch.suites_folder()
-    assert folder == ROOT / "suites"
+    assert folder == PACKAGE / "suites"
     assert arguments[0] == str(folder)
     pairs = dict(zip(arguments[1::2], arguments[2::2], strict=False))
     assert pairs["-c"] == str(_launch.CONFIG)
@@ -57,7 +57,18 @@ def test_run_reads_nothing_of_the_working_folder(tmp_path: Path) -> None:
     (tmp_path / "spec").mkdir()
     (tmp_path / "spec" / "__init__.py").write_text("raise RuntimeError('a decoy spec')\n")
     result = subprocess.run(
-        [sys.executable, "-P", "-m", "harness.cli", "run", "--plan", "gate", "--", "--co", "-q"],
+        [
+            sys.executable,
+            "-P",
+            "-m",
+            "amws_conformance.harness.cli",
+            "run",
+            "--plan",
+            "gate",
+            "--",
+            "--co",
+            "-q",
+        ],
         cwd=tmp_path,
         # As a user starts it: not as a worker of the xdist session running this test.
         env=ordinary_env(),
@@ -79,12 +90,23 @@ def test_a_test_id_in_any_form_runs_exactly_that_test(tmp_path: Path) -> None:
     site-packages, or relative to the suites folder, is the whole selection."""
     forms = [ONE, f"../venv/lib/python3.11/site-packages/{ONE}", ONE.removeprefix("suites/")]
     chosen = [_launch.test_selection(form, _launch.suites_folder()) for form in forms]
-    assert set(chosen) == {str(ROOT / ONE.split("::")[0]) + "::test_name_is_required"}
+    assert set(chosen) == {str(PACKAGE / ONE.split("::")[0]) + "::test_name_is_required"}
     arguments = _launch.pytest_arguments(None, None, None, [forms[1], "-q"])
     # The test alone is the selection: the suites folder beside it would widen the run.
     assert arguments[0] == chosen[0] and arguments[1] == "-c"
     result = subprocess.run(
-        [sys.executable, "-P", "-m", "harness.cli", "run", "--", forms[1], "-rA", "-p", "no:xdist"],
+        [
+            sys.executable,
+            "-P",
+            "-m",
+            "amws_conformance.harness.cli",
+            "run",
+            "--",
+            forms[1],
+            "-rA",
+            "-p",
+            "no:xdist",
+        ],
         cwd=tmp_path,
         env=ordinary_env(),
         capture_output=True,
@@ -99,7 +121,15 @@ def test_a_test_id_in_any_form_runs_exactly_that_test(tmp_path: Path) -> None:
 
 def test_an_id_naming_no_test_stops_the_run_naming_it(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-P", "-m", "harness.cli", "run", "--", "suites/rules/test_no.py::t"],
+        [
+            sys.executable,
+            "-P",
+            "-m",
+            "amws_conformance.harness.cli",
+            "run",
+            "--",
+            "suites/rules/test_no.py::t",
+        ],
         cwd=tmp_path,
         env=ordinary_env(),
         capture_output=True,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.evidence.verdicts import EXIT_INCOMPLETE
+from amws_conformance.harness.evidence.verdicts import EXIT_INCOMPLETE
 from tests.reference_server.conftest import LiveServer
 
 DEPTS = "/api/ws/v1/departments"
@@ -312,7 +312,7 @@ def test_foreign_records_are_never_touched(pytester: pytest.Pytester, server: Li
     pytester.makepyfile(
         f"""
         import pytest
-        from harness import SafetyError
+        from amws_conformance.harness import SafetyError
 
         @pytest.mark.rule("DEPT-DELETE-HARD")
         def test_refuses(api):

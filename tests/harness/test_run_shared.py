@@ -3,9 +3,9 @@ switches on), dropped after a failure."""
 
 from __future__ import annotations
 
-from harness._run import Run
-from harness.lifecycle.ledger import Ledger
-from harness.target.client import Session
+from amws_conformance.harness._run import Run
+from amws_conformance.harness.lifecycle.ledger import Ledger
+from amws_conformance.harness.target.client import Session
 
 
 def _run() -> Run:

@@ -9,10 +9,10 @@ from typing import Any
 import httpx
 import pytest
 
-import spec
-from reference_server import bootstrap, build_server, create_app
-from reference_server._http import uvicorn_options
-from reference_server._state import Server
+from amws_conformance import spec
+from amws_conformance.reference_server import bootstrap, build_server, create_app
+from amws_conformance.reference_server._http import uvicorn_options
+from amws_conformance.reference_server._state import Server
 from tests._threaded import ThreadedServer
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-import spec
+from amws_conformance import spec
 from tests.reference_server.conftest import LiveServer
 
 ACLS = "/api/ws/v1/access-control-lists"

@@ -8,8 +8,8 @@ import secrets
 import httpx
 import pytest
 
-from reference_server._crypto import decrypt_text, encrypt_text
-from reference_server.app import create_app
+from amws_conformance.reference_server._crypto import decrypt_text, encrypt_text
+from amws_conformance.reference_server.app import create_app
 from tests.reference_server.conftest import LiveServer
 
 DEPTS = "/api/ws/v1/departments"

@@ -9,7 +9,7 @@ import secrets
 
 import httpx
 
-from reference_server.rate_bucket import DOCUMENTED, RateBuckets
+from amws_conformance.reference_server.rate_bucket import DOCUMENTED, RateBuckets
 from tests.reference_server.conftest import LiveServer
 
 V1 = "/api/ws/v1"

@@ -18,9 +18,9 @@ import httpx
 import pytest
 import yaml
 
-import spec
-from reference_server._crypto import decrypt_text
-from reference_server.faults import CATALOGUE
+from amws_conformance import spec
+from amws_conformance.reference_server._crypto import decrypt_text
+from amws_conformance.reference_server.faults import CATALOGUE
 
 REPO = Path(__file__).resolve().parents[2]
 DEPTS = "/api/ws/v1/departments"
@@ -48,7 +48,14 @@ class Served:
         began = time.monotonic()
         self.process = subprocess.Popen(
             [
-                *(sys.executable, "-m", "reference_server.cli", "serve", "--port", "0"),
+                *(
+                    sys.executable,
+                    "-m",
+                    "amws_conformance.reference_server.cli",
+                    "serve",
+                    "--port",
+                    "0",
+                ),
                 *("--db", str(self.db), "--profile-out", str(out)),
             ],
             cwd=REPO,
@@ -244,7 +251,7 @@ def test_restart_on_the_same_database_keeps_records_and_keys(served: Served) -> 
 
 def test_faults_command_lists_the_catalogue() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "reference_server.cli", "faults"],
+        [sys.executable, "-m", "amws_conformance.reference_server.cli", "faults"],
         cwd=REPO,
         capture_output=True,
         text=True,

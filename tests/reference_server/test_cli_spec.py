@@ -16,8 +16,8 @@ import pytest
 import yaml
 from openapi_spec_validator import validate
 
-import spec
-from reference_server.cli import main
+from amws_conformance import spec
+from amws_conformance.reference_server.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 OVERLAY = "x-assumed-schema"
@@ -43,7 +43,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_documented_output_is_the_shipped_file(outputs: dict[str, Any]) -> None:
-    shipped = (REPO / "spec" / "openapi.yaml").read_text(encoding="utf-8")
+    shipped = (REPO / "amws_conformance" / "spec" / "openapi.yaml").read_text(encoding="utf-8")
     assert outputs["documented_text"] == shipped
 
 
@@ -143,7 +143,7 @@ def test_enforced_output_is_what_the_server_enforces(outputs: dict[str, Any]) ->
 
 def test_the_command_writes_to_standard_output() -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "reference_server.cli", "spec", "--enforced"],
+        [sys.executable, "-m", "amws_conformance.reference_server.cli", "spec", "--enforced"],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from reference_server._time import format_instant, parse_instant
+from amws_conformance.reference_server._time import format_instant, parse_instant
 from tests.reference_server.conftest import LiveServer
 
 CREDS = "/api/ws/v1/credentials"

@@ -13,9 +13,9 @@ import httpx
 import pytest
 import yaml
 
-import spec
-from reference_server import build_server
-from reference_server.rate_bucket import RAISED
+from amws_conformance import spec
+from amws_conformance.reference_server import build_server
+from amws_conformance.reference_server.rate_bucket import RAISED
 from tests._served import serve
 from tests.reference_server.conftest import LiveServer
 

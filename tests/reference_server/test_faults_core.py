@@ -8,14 +8,14 @@ from pathlib import Path
 
 import httpx
 
-import spec
-from reference_server.app import create_app
-from reference_server.faults import CATALOGUE
+from amws_conformance import spec
+from amws_conformance.reference_server.app import create_app
+from amws_conformance.reference_server.faults import CATALOGUE
 
 DEPTS = "/api/ws/v1/departments"
 LOCATIONS = "/api/ws/v1/locations"
 RULE_IDS = {rule.id for rule in spec.rules()}
-REPO = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parents[2] / "amws_conformance"
 
 
 def test_every_fault_names_an_existing_rule() -> None:
@@ -27,8 +27,8 @@ def test_every_fault_is_named_in_one_module_of_the_fault_package_only() -> None:
     """A fault is defined in one place; no other server code names it (the domain never
     asks whether a fault is on)."""
     sources = {
-        path.relative_to(REPO).as_posix(): path.read_text(encoding="utf-8")
-        for path in (REPO / "reference_server").rglob("*.py")
+        path.relative_to(PACKAGE).as_posix(): path.read_text(encoding="utf-8")
+        for path in (PACKAGE / "reference_server").rglob("*.py")
     }
     for name in (n for n, f in CATALOGUE.items() if f.constraint is None):  # mutants: generated
         naming = [p for p, text in sources.items() if f'"{name}"' in text or f"'{name}'" in text]

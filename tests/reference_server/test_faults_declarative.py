@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import uuid
 
-from reference_server.faults import CATALOGUE
+from amws_conformance.reference_server.faults import CATALOGUE
 
 
 def test_every_declarative_fault_names_real_operations() -> None:
-    import spec
+    from amws_conformance import spec
 
     known = {op.operation_id for op in spec.operations()}
     for fault in CATALOGUE.values():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reference_server.domain.files import media_links
+from amws_conformance.reference_server.domain.files import media_links
 from tests.reference_server.conftest import LiveServer
 from tests.reference_server.test_files import (
     FILES,

@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from fixtures._limits import length_range
-from reference_server.faults import CATALOGUE
-from reference_server.faults import _mutants as mutants
-from spec import _constraints
+from amws_conformance.fixtures._limits import length_range
+from amws_conformance.reference_server.faults import CATALOGUE
+from amws_conformance.reference_server.faults import _mutants as mutants
+from amws_conformance.spec import _constraints
 
 V1 = "/api/ws/v1"
 
@@ -45,7 +45,7 @@ def test_a_new_constraint_without_a_rule_is_a_gap(monkeypatch: pytest.MonkeyPatc
 
 
 def test_every_mutant_is_in_the_catalogue_with_its_rule() -> None:
-    import spec
+    from amws_conformance import spec
 
     rules = {r.id for r in spec.rules()}
     derived = [f for f in CATALOGUE.values() if f.constraint]

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from reference_server.webhooks.dispatcher import dispatcher_of
+from amws_conformance.reference_server.webhooks.dispatcher import dispatcher_of
 from tests.reference_server.conftest import LiveServer
 from tests.reference_server.test_virtual_reader import (
     LIST,

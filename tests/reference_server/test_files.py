@@ -17,9 +17,9 @@ import httpx
 import pytest
 from PIL import Image, ImageDraw
 
-from reference_server._errors import ApiError
-from reference_server.domain.files import claim_staged
-from reference_server.store import Store
+from amws_conformance.reference_server._errors import ApiError
+from amws_conformance.reference_server.domain.files import claim_staged
+from amws_conformance.reference_server.store import Store
 from tests.reference_server.conftest import LiveServer
 
 FILES = "/api/ws/v1/files"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from reference_server.domain import credentials
-from reference_server.hardware import controllers
+from amws_conformance.reference_server.domain import credentials
+from amws_conformance.reference_server.hardware import controllers
 from tests.reference_server.conftest import LiveServer
 from tests.reference_server.test_credentials import (
     CREDS,

@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from fixtures.images import png_bytes
-from reference_server.domain import files
+from amws_conformance.fixtures.images import png_bytes
+from amws_conformance.reference_server.domain import files
 from tests.reference_server.conftest import LiveServer
 
 V1 = "/api/ws/v1"

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from reference_server._time import format_instant, parse_instant
+from amws_conformance.reference_server._time import format_instant, parse_instant
 
 INVITES = "/api/ws/v1/invites"
 READ_FIELDS = {

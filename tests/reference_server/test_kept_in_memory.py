@@ -11,12 +11,12 @@ import re
 
 import pytest
 
-import spec
-from reference_server import build_server
-from reference_server._errors import ApiError
-from reference_server._pipeline import RequestPolicy
-from reference_server._routing import match
-from reference_server.store import Store
+from amws_conformance import spec
+from amws_conformance.reference_server import build_server
+from amws_conformance.reference_server._errors import ApiError
+from amws_conformance.reference_server._pipeline import RequestPolicy
+from amws_conformance.reference_server._routing import match
+from amws_conformance.reference_server.store import Store
 
 
 class _Undone(Exception):

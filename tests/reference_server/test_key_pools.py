@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-import spec
+from amws_conformance import spec
 from tests.reference_server.conftest import LiveServer
 
 DEPTS = "/api/ws/v1/departments"
@@ -67,7 +67,14 @@ def test_a_database_keeps_its_pool_and_grows_it(tmp_path: Path) -> None:
 @pytest.mark.parametrize("setting", ["encrypted=2", "full=0", "full=x", "nobody=2"])
 def test_a_pool_the_server_cannot_serve_is_refused_naming_it(setting: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "reference_server.cli", "serve", "--key-pool", setting],
+        [
+            sys.executable,
+            "-m",
+            "amws_conformance.reference_server.cli",
+            "serve",
+            "--key-pool",
+            setting,
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-import spec
+from amws_conformance import spec
 from tests.reference_server._records import Records
 
 LOCS = "/api/ws/v1/locations"

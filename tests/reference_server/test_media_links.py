@@ -17,8 +17,8 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from reference_server._crypto import hmac_sha256_urlsafe
-from reference_server.domain.files import media_links
+from amws_conformance.reference_server._crypto import hmac_sha256_urlsafe
+from amws_conformance.reference_server.domain.files import media_links
 from tests.reference_server.conftest import LiveServer
 from tests.reference_server.test_files import decoded, empty_photo, main_system, new_photo, png
 
@@ -55,7 +55,7 @@ def signed(live: LiveServer, entity: str, expires: str, secret: bytes | None = N
 
 
 def server_ms(control: httpx.Client) -> int:
-    from reference_server._time import parse_instant
+    from amws_conformance.reference_server._time import parse_instant
 
     return int(parse_instant(control.get("/_reference/clock").json()["now"]).timestamp() * 1000)
 

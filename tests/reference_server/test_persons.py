@@ -117,7 +117,7 @@ def test_has_photo_in_body_is_ignored(api: httpx.Client) -> None:
 
 
 def test_photo_is_claimed_through_photo_uuid(api: httpx.Client) -> None:
-    pytest.importorskip("reference_server.domain.files")
+    pytest.importorskip("amws_conformance.reference_server.domain.files")
     staged = upload_photo(api)
     record = read(api, create(api, photoUuid=staged))
     assert record["hasPhoto"] is True
@@ -127,7 +127,7 @@ def test_photo_is_claimed_through_photo_uuid(api: httpx.Client) -> None:
 
 
 def test_unusable_photo_uuid_is_422_and_nothing_stored(api: httpx.Client, unique) -> None:
-    pytest.importorskip("reference_server.domain.files")
+    pytest.importorskip("amws_conformance.reference_server.domain.files")
     name = unique("nophoto")
     response = api.post(PERSONS, json={"firstName": name, "photoUuid": str(uuidlib.uuid4())})
     assert response.status_code == 422
@@ -193,7 +193,7 @@ def test_put_checks_references(api: httpx.Client) -> None:
 
 
 def test_delete_removes_person(api: httpx.Client, unique) -> None:
-    pytest.importorskip("reference_server.domain.credentials")
+    pytest.importorskip("amws_conformance.reference_server.domain.credentials")
     name = unique("gone")
     uuid = create(api, firstName=name)
     response = api.delete(f"{PERSONS}/{uuid}")
@@ -203,7 +203,7 @@ def test_delete_removes_person(api: httpx.Client, unique) -> None:
 
 
 def test_delete_unlinks_but_keeps_credentials(api: httpx.Client, unique) -> None:
-    pytest.importorskip("reference_server.domain.credentials")
+    pytest.importorskip("amws_conformance.reference_server.domain.credentials")
     uuid = create(api)
     card = issue_card(api, uuid, unique)
     assert api.delete(f"{PERSONS}/{uuid}").status_code == 200
@@ -289,7 +289,7 @@ def phonebook_uuids(control: httpx.Client) -> set[str]:
 def test_delete_withdraws_person_from_phonebooks(
     api: httpx.Client, control: httpx.Client, unique
 ) -> None:
-    pytest.importorskip("reference_server.hardware.controllers")
+    pytest.importorskip("amws_conformance.reference_server.hardware.controllers")
     uuid = create(api)
     issue_card(api, uuid, unique)
     assert uuid in phonebook_uuids(control)

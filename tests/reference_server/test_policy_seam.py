@@ -11,43 +11,43 @@ from pathlib import Path
 
 import pytest
 
-from reference_server._encryption import EncryptionPolicy
-from reference_server._http import HttpLayerPolicy
-from reference_server._json_body import JsonBodyPolicy
-from reference_server._pipeline import RequestPolicy
-from reference_server._policy import Policy, domain_policy, overridden_decisions
-from reference_server._shaping import ShapingPolicy
-from reference_server._state import Server
-from reference_server._time import format_instant
-from reference_server._validation import ValidationPolicy
-from reference_server.bucket_policy import BucketPolicy
-from reference_server.domain._common import RecordPolicy
-from reference_server.domain.access_control import AccessControlPolicy
-from reference_server.domain.credentials import CredentialPolicy
-from reference_server.domain.files import FilePolicy
-from reference_server.domain.invite_list import InviteListPolicy
-from reference_server.domain.invites import InvitePolicy
-from reference_server.domain.locations import LocationPolicy
-from reference_server.domain.media_links import MediaLinkPolicy
-from reference_server.domain.persons import PersonPolicy
-from reference_server.domain.photos import PhotoPolicy
-from reference_server.domain.reference_data import ReferenceDataPolicy
-from reference_server.domain.roles import RolePolicy
-from reference_server.domain.users import UserPolicy
-from reference_server.domain.vehicles import VehiclePolicy
-from reference_server.domain.virtual_reader import VirtualReaderPolicy
-from reference_server.domain.visits import VisitPolicy
-from reference_server.domain.watchlist_match import WatchlistMatchPolicy
-from reference_server.domain.watchlists import WatchlistPolicy
-from reference_server.faults import CATALOGUE, Faults
-from reference_server.faults._model import overrides
-from reference_server.hardware.readers import ReaderPolicy
-from reference_server.rate_bucket import DOCUMENTED, RAISED, BucketSize
-from reference_server.store import Store
-from reference_server.webhooks.dispatcher import WebhookPolicy
-from reference_server.webhooks.payload import PayloadPolicy
+from amws_conformance.reference_server._encryption import EncryptionPolicy
+from amws_conformance.reference_server._http import HttpLayerPolicy
+from amws_conformance.reference_server._json_body import JsonBodyPolicy
+from amws_conformance.reference_server._pipeline import RequestPolicy
+from amws_conformance.reference_server._policy import Policy, domain_policy, overridden_decisions
+from amws_conformance.reference_server._shaping import ShapingPolicy
+from amws_conformance.reference_server._state import Server
+from amws_conformance.reference_server._time import format_instant
+from amws_conformance.reference_server._validation import ValidationPolicy
+from amws_conformance.reference_server.bucket_policy import BucketPolicy
+from amws_conformance.reference_server.domain._common import RecordPolicy
+from amws_conformance.reference_server.domain.access_control import AccessControlPolicy
+from amws_conformance.reference_server.domain.credentials import CredentialPolicy
+from amws_conformance.reference_server.domain.files import FilePolicy
+from amws_conformance.reference_server.domain.invite_list import InviteListPolicy
+from amws_conformance.reference_server.domain.invites import InvitePolicy
+from amws_conformance.reference_server.domain.locations import LocationPolicy
+from amws_conformance.reference_server.domain.media_links import MediaLinkPolicy
+from amws_conformance.reference_server.domain.persons import PersonPolicy
+from amws_conformance.reference_server.domain.photos import PhotoPolicy
+from amws_conformance.reference_server.domain.reference_data import ReferenceDataPolicy
+from amws_conformance.reference_server.domain.roles import RolePolicy
+from amws_conformance.reference_server.domain.users import UserPolicy
+from amws_conformance.reference_server.domain.vehicles import VehiclePolicy
+from amws_conformance.reference_server.domain.virtual_reader import VirtualReaderPolicy
+from amws_conformance.reference_server.domain.visits import VisitPolicy
+from amws_conformance.reference_server.domain.watchlist_match import WatchlistMatchPolicy
+from amws_conformance.reference_server.domain.watchlists import WatchlistPolicy
+from amws_conformance.reference_server.faults import CATALOGUE, Faults
+from amws_conformance.reference_server.faults._model import overrides
+from amws_conformance.reference_server.hardware.readers import ReaderPolicy
+from amws_conformance.reference_server.rate_bucket import DOCUMENTED, RAISED, BucketSize
+from amws_conformance.reference_server.store import Store
+from amws_conformance.reference_server.webhooks.dispatcher import WebhookPolicy
+from amws_conformance.reference_server.webhooks.payload import PayloadPolicy
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2] / "amws_conformance"  # the package's folder
 # Domain code converted to the policy seam: it holds the correct behaviour only.
 CONVERTED = (
     "reference_server/domain/credentials.py",

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-import spec
+from amws_conformance import spec
 from tests.reference_server.conftest import LiveServer
 
 DEPTS = "/api/ws/v1/departments"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-import spec
+from amws_conformance import spec
 from tests.reference_server.conftest import LiveServer
 
 BASE = "/api/ws/v1"

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-import spec
-from fixtures import Factories
+from amws_conformance import spec
+from amws_conformance.fixtures import Factories
 from tests.reference_server.conftest import LiveServer
 
 V1 = "/api/ws/v1"
@@ -434,10 +434,10 @@ def test_the_nul_fault_stores_text_cut_at_the_nul(faulty) -> None:
 
 
 def test_nesting_up_to_the_bound_is_read_and_one_level_more_is_not() -> None:
-    from reference_server._errors import ApiError
-    from reference_server._json_body import JsonBodyPolicy, read
-    from reference_server._state import Server
-    from reference_server.store import Store
+    from amws_conformance.reference_server._errors import ApiError
+    from amws_conformance.reference_server._json_body import JsonBodyPolicy, read
+    from amws_conformance.reference_server._state import Server
+    from amws_conformance.reference_server.store import Store
 
     policy = Server(store=Store()).policy(JsonBodyPolicy)
     depth = spec.request_json().max_depth

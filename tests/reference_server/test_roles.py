@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-import spec
+from amws_conformance import spec
 from tests.reference_server._records import Records
 from tests.reference_server.conftest import LiveServer
 

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-import spec
-from spec._load import resolve
+from amws_conformance import spec
+from amws_conformance.spec._load import resolve
 from tests.reference_server.conftest import LiveServer
 
 JSON = "application/json"

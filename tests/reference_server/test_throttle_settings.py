@@ -13,8 +13,8 @@ import httpx
 import pytest
 import yaml
 
-import spec
-from reference_server.cli import _throttle_setting
+from amws_conformance import spec
+from amws_conformance.reference_server.cli import _throttle_setting
 from tests._served import serve
 from tests.reference_server.conftest import LiveServer
 from tests.reference_server.test_virtual_reader import (

@@ -55,8 +55,8 @@ def invite(api: httpx.Client, host: str, starts: datetime, hours: float = 2) -> 
 
 def needs_invites() -> None:
     """Skip until the invitations part offers what these tests reach through the server."""
-    module = pytest.importorskip("reference_server.domain.invites")
-    pytest.importorskip("reference_server.domain.credentials")
+    module = pytest.importorskip("amws_conformance.reference_server.domain.invites")
+    pytest.importorskip("amws_conformance.reference_server.domain.credentials")
     for name in ("hosted_by", "cancel_hosted"):
         if not hasattr(module, name):
             pytest.skip(f"invites.{name} is not written yet")
@@ -135,7 +135,7 @@ def test_onboarding_mail_carries_a_generated_password(live, api: httpx.Client, u
 
 
 def test_photo_is_claimed_through_photo_uuid(api: httpx.Client, unique) -> None:
-    pytest.importorskip("reference_server.domain.files")
+    pytest.importorskip("amws_conformance.reference_server.domain.files")
     record = read(api, create(api, unique, photoUuid=upload_photo(api)))
     assert record["hasPhoto"] is True and record["photoId"]
     assert isinstance(record["photo"], str) and "photoUuid" not in record
@@ -271,7 +271,7 @@ def test_disable_and_enable_with_conflicts(api: httpx.Client, unique) -> None:
 
 
 def test_disable_keeps_credentials(api: httpx.Client, unique) -> None:
-    pytest.importorskip("reference_server.domain.credentials")
+    pytest.importorskip("amws_conformance.reference_server.domain.credentials")
     uuid = create(api, unique)
     credential = api.post(
         "/api/ws/v1/credentials",

@@ -17,9 +17,9 @@ import httpx
 import jsonschema
 import pytest
 
-import spec
-from reference_server import domain
-from reference_server._time import format_instant, parse_instant
+from amws_conformance import spec
+from amws_conformance.reference_server import domain
+from amws_conformance.reference_server._time import format_instant, parse_instant
 from tests.reference_server.conftest import LiveServer
 
 READ = "/api/ws/v1/virtual/reader"

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from reference_server.domain.watchlists import find_matches
+from amws_conformance.reference_server.domain.watchlists import find_matches
 from tests.reference_server.conftest import LiveServer
 
 WL = "/api/ws/v1/watchlists"

@@ -26,10 +26,10 @@ import pytest
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-import spec
-from reference_server._time import format_instant
-from reference_server.webhooks import emit
-from reference_server.webhooks.receiver import Inbox, create_receiver
+from amws_conformance import spec
+from amws_conformance.reference_server._time import format_instant
+from amws_conformance.reference_server.webhooks import emit
+from amws_conformance.reference_server.webhooks.receiver import Inbox, create_receiver
 from tests._threaded import ThreadedServer
 from tests.reference_server.conftest import LiveServer
 from tests.reference_server.test_virtual_reader import (
@@ -363,7 +363,7 @@ def test_failed_attempt_is_retried_a_second_later(live: LiveServer, receiver: Re
 
 
 def test_delivery_gives_up_after_three_retries(faulty) -> None:
-    from reference_server.webhooks.dispatcher import dispatcher_of
+    from amws_conformance.reference_server.webhooks.dispatcher import dispatcher_of
 
     own = faulty()
     dispatcher_of(own.server).delays = (0.05, 0.05, 0.05)  # the 1-2-4 s pattern, compressed
@@ -379,7 +379,7 @@ def test_delivery_gives_up_after_three_retries(faulty) -> None:
 
 
 def test_retry_delays_are_one_two_and_four_seconds() -> None:
-    from reference_server.webhooks import dispatcher
+    from amws_conformance.reference_server.webhooks import dispatcher
 
     assert dispatcher.RETRY_DELAYS == (1.0, 2.0, 4.0)
     assert dispatcher.TIMEOUT_SECONDS == 5.0

@@ -3,9 +3,9 @@ cannot read back runs on a server of its own, so it cannot hide the faults teste
 
 from __future__ import annotations
 
-from reference_server.faults import CATALOGUE
-from reference_server.faults._model import Fault
-from selfcheck.cli import _chunks
+from amws_conformance.reference_server.faults import CATALOGUE
+from amws_conformance.reference_server.faults._model import Fault
+from amws_conformance.selfcheck.cli import _chunks
 
 
 def test_a_lasting_fault_gets_a_server_of_its_own() -> None:

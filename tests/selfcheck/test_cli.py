@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-import spec
-from harness._checks import documents_status
-from reference_server.faults import CATALOGUE
-from selfcheck.cli import GLOBAL_RULE, main, named_also
+from amws_conformance import spec
+from amws_conformance.harness._checks import documents_status
+from amws_conformance.reference_server.faults import CATALOGUE
+from amws_conformance.selfcheck.cli import GLOBAL_RULE, main, named_also
 
 
 def test_a_rule_without_faults_is_refused_before_anything_runs(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from selfcheck.plugin import fault_rules
+from amws_conformance.selfcheck.plugin import fault_rules
 from tests.reference_server.conftest import LiveServer
 
 MATRIX = "bearer-not-stripped=AUTH-BEARER-PREFIX,paging-total-wrong=PAGE-TOTAL-COUNT"
@@ -59,7 +59,7 @@ def _matrix_run(
     """``test_matrix.py`` under the fault matrix, the kill matrix written to ``out``."""
     return pytester.runpytest(
         "-p",
-        "selfcheck.plugin",
+        "amws_conformance.selfcheck.plugin",
         "--target",
         str(_profile(pytester, server)),
         "--no-preflight",
@@ -87,7 +87,7 @@ def test_the_harness_alone_knows_no_faults(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_x():\n    pass\n")
     refused = pytester.runpytest("--fault-matrix", MATRIX)
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
-    with_plugin = pytester.runpytest("-p", "selfcheck.plugin", "--help")
+    with_plugin = pytester.runpytest("-p", "amws_conformance.selfcheck.plugin", "--help")
     with_plugin.stdout.fnmatch_lines(["*--fault-matrix=FAULTS*", "*--reference-fault=NAME*"])
 
 
@@ -98,7 +98,7 @@ def test_each_test_runs_under_the_faults_of_its_rules(
     pytester.makeconftest(
         """
 import pytest
-from harness._session import PLAN_NAME_KEY
+from amws_conformance.harness._session import PLAN_NAME_KEY
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
@@ -187,7 +187,7 @@ def test_a_mutant_the_global_check_names_is_killed_by_any_test_calling_its_opera
     mutant = "listDepartments:status:200-answered-201"
     result = pytester.runpytest(
         "-p",
-        "selfcheck.plugin",
+        "amws_conformance.selfcheck.plugin",
         "--target",
         str(_profile(pytester, server)),
         "--no-preflight",

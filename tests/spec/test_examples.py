@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-import spec
-from spec._load import ASSUMED_SCHEMA, resolve
-from spec._schemas import pointer, validator_at
+from amws_conformance import spec
+from amws_conformance.spec._load import ASSUMED_SCHEMA, resolve
+from amws_conformance.spec._schemas import pointer, validator_at
 
 JSON = "application/json"
 DOCUMENT = spec.openapi()

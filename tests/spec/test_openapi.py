@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-import spec
-from spec._load import resolve
+from amws_conformance import spec
+from amws_conformance.spec._load import resolve
 from tests.spec.documented_statuses import (
     ASSUMED_OPERATIONS,
     DOCUMENTED,

@@ -18,7 +18,7 @@ import pytest
 from aiopenapi3 import FileSystemLoader, OpenAPI
 from aiopenapi3.errors import ReferenceResolutionError
 
-import spec
+from amws_conformance import spec
 
 URL = "http://127.0.0.1/"  # the fictive address a client of the document would call
 # Warnings aiopenapi3 may give that say nothing about the document, each with its reason.

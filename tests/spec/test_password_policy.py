@@ -5,8 +5,8 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-import spec
-from spec._load import resolve
+from amws_conformance import spec
+from amws_conformance.spec._load import resolve
 
 
 def _password_schema() -> dict:

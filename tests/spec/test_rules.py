@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-import spec
+from amws_conformance import spec
 
 RAW = yaml.safe_load((Path(spec.__file__).parent / "rules.yaml").read_text(encoding="utf-8"))
 FIELDS = {"id", "title", "source", "level", "statement"}

@@ -16,7 +16,7 @@ from schemathesis.core.parameters import ParameterLocation
 from schemathesis.generation.coverage import DEFAULT_GENERATION_SESSION, GenerationSession
 from schemathesis.specs.openapi.coverage._schema import CoverageContext, cover_schema_iter
 
-from suites.contract import _draws
+from amws_conformance.suites.contract import _draws
 
 # Two letters that must both appear, in one or two characters: the shape of the spec's password,
 # whose lookaheads the random search does not satisfy at some lengths (here: it finds no "ab"
@@ -140,6 +140,6 @@ def test_the_cache_folder_is_told_by_the_environment(monkeypatch: pytest.MonkeyP
 
 
 def test_the_contract_schema_draws_through_the_cache() -> None:
-    import suites.contract._schema  # noqa: F401 - installs the cache on import
+    import amws_conformance.suites.contract._schema  # noqa: F401 - installs the cache on import
 
     assert isinstance(DEFAULT_GENERATION_SESSION.draw_outcomes, _draws._DrawOutcomes)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from suites.rules import _media as media
+from amws_conformance.suites.rules import _media as media
 
 BASE = "http://target.example:8080"
 ENTITY = "0b6f6f3c-3d55-4d7a-9a3e-2b7c1f0e9a11"

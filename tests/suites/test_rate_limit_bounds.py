@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.plan.forecast import MAX_DRAIN_REQUESTS, Bucket, drain_requests, undrainable
+from amws_conformance.harness.plan.forecast import (
+    MAX_DRAIN_REQUESTS,
+    Bucket,
+    drain_requests,
+    undrainable,
+)
 from tests.reference_server.conftest import LiveServer
 
 RAISED = {"capacity": 10**9, "refill_per_minute": 10**9}
@@ -43,7 +48,8 @@ def test_raised_buckets_skip_the_bucket_tests_with_the_figures(
     }
     path = pytester.path / "raised.yaml"
     path.write_text(yaml.safe_dump(profile), encoding="utf-8")
-    suite = Path(__file__).resolve().parents[2] / "suites" / "rules" / "test_rate_limits.py"
+    suites = Path(__file__).resolve().parents[2] / "amws_conformance" / "suites"
+    suite = suites / "rules" / "test_rate_limits.py"
     result = pytester.runpytest(str(suite), "--target", str(path), "-rs", "-p", "no:xdist")
     outcomes = result.parseoutcomes()
     assert outcomes.get("skipped", 0) >= 10 and not outcomes.get("failed"), outcomes

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.evidence.bundle import PROFILE, REDACTED, redact, write_atomically
-from harness.evidence.verify import verify
+from amws_conformance.harness.evidence.bundle import PROFILE, REDACTED, redact, write_atomically
+from amws_conformance.harness.evidence.verify import verify
 from tests.harness._runs import FAULT_RULE, Run, amws
 
 Members = dict[str, bytes]

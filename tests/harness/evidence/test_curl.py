@@ -13,8 +13,13 @@ from pathlib import Path
 import httpx
 import yaml
 
-from harness.evidence.curl import command, secret_variables, used_variables, variable_name
-from tests._served import ROOT, ordinary_env, serve
+from amws_conformance.harness.evidence.curl import (
+    command,
+    secret_variables,
+    used_variables,
+    variable_name,
+)
+from tests._served import PACKAGE, ordinary_env, serve
 
 KEY = "k" * 64
 
@@ -90,7 +95,7 @@ def test_a_curl_command_from_report_html_gets_the_recorded_status(tmp_path: Path
             [
                 sys.executable,
                 "-m",
-                "harness.cli",
+                "amws_conformance.harness.cli",
                 "run",
                 "--target",
                 str(profile),
@@ -101,7 +106,7 @@ def test_a_curl_command_from_report_html_gets_the_recorded_status(tmp_path: Path
                 "-p",
                 "no:cacheprovider",
             ],
-            cwd=ROOT,
+            cwd=PACKAGE,
             env=ordinary_env(),
             capture_output=True,
             text=True,

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.evidence.diff import compare, main
+from amws_conformance.harness.evidence.diff import compare, main
 from tests.harness._runs import FAULT_RULE, Run, amws
 
 

@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 import pytest
 import yaml
 
-from harness.evidence.expectations import (
+from amws_conformance.harness.evidence.expectations import (
     ExpectationsError,
     blamed_rules,
     forgiven,
@@ -29,7 +29,7 @@ from harness.evidence.expectations import (
     judge,
     load,
 )
-from tests._served import ROOT
+from tests._served import PACKAGE
 
 SUITE = "suites/rules/test_watchlist_match.py"
 DEDUP = "test_several_hits_on_one_entry_count_once"
@@ -43,12 +43,14 @@ def _run(folder: Path, *options: str, faults: tuple[str, ...] = ()) -> tuple[int
     and the report (None when none was written)."""
     report = folder / "report"
     command = [sys.executable, "-m", "pytest", SUITE, "-q", "-p", "no:cacheprovider"]
-    command += ["-p", "selfcheck.plugin", "-k", f"{DEDUP} or {MERGED}"]
+    command += ["-p", "amws_conformance.selfcheck.plugin", "-k", f"{DEDUP} or {MERGED}"]
     command += [arg for fault in faults for arg in ("--reference-fault", fault)]
     command += ["--conformance-report", str(report), *options]
     # As a user starts it: not as a worker of an xdist session running this test.
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AMWS_"))}
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        command, cwd=PACKAGE, env=env, capture_output=True, text=True, check=False
+    )
     found = report / "report.json"
     document = json.loads(found.read_text(encoding="utf-8")) if found.exists() else None
     return done.returncode, done.stdout + done.stderr, document
@@ -62,8 +64,15 @@ def known(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     assert status == 1, output[-3000:]
     written, report = folder / "expectations.yaml", folder / "report" / "report.json"
     result = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "expectations", "--from", str(report)],
-        cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "amws_conformance.harness.cli",
+            "expectations",
+            "--from",
+            str(report),
+        ],
+        cwd=PACKAGE,
         capture_output=True,
         text=True,
         check=True,

@@ -3,8 +3,8 @@ its request and why it is no failure."""
 
 from __future__ import annotations
 
-from harness.evidence.explain import curl_block, figures, figures_block
-from harness.evidence.html import render
+from amws_conformance.harness.evidence.explain import curl_block, figures, figures_block
+from amws_conformance.harness.evidence.html import render
 
 
 def _doc(unplanned: int) -> dict[str, object]:

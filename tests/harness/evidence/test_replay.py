@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import yaml
 
-from harness.evidence.replay import selection, word
-from tests._served import ROOT, ordinary_env, serve
+from amws_conformance.harness.evidence.replay import selection, word
+from tests._served import PACKAGE, ordinary_env, serve
 
 FAILING = "suites/rules/test_conventions.py::test_non_uuid_path_value_answers_422[deleteFile-uuid]"
 PASSING = "suites/rules/test_errors.py::test_unknown_uuid_answers_404[deleteCostCenter]"
@@ -47,8 +47,8 @@ def test_the_tests_behind_bad_rules_are_chosen() -> None:
 
 def _cli(*arguments: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *arguments],
-        cwd=ROOT,
+        [sys.executable, "-m", "amws_conformance.harness.cli", *arguments],
+        cwd=PACKAGE,
         env=ordinary_env(),
         capture_output=True,
         text=True,

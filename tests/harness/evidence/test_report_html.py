@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-import spec
-from harness.evidence.html import render
+from amws_conformance import spec
+from amws_conformance.harness.evidence.html import render
 
 LIMIT = 5_000_000  # bytes: what a page of a thousand failures may weigh at most
 OPENAPI_SHA = "a" * 64

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.evidence.report import Collector
+from amws_conformance.harness.evidence.report import Collector
 
 
 def test_a_key_quoted_by_a_failure_is_cut_out_of_the_report() -> None:

@@ -22,8 +22,8 @@ import httpx
 import pytest
 import yaml
 
-from harness.evidence.verdicts import EXIT_INCOMPLETE
-from tests._served import ROOT
+from amws_conformance.harness.evidence.verdicts import EXIT_INCOMPLETE
+from tests._served import PACKAGE
 from tests.harness.lifecycle.test_interrupted_runs import Served
 
 SUITE = "suites/rules/test_watchlist_match.py"
@@ -39,7 +39,7 @@ def _run(folder: Path, *options: str) -> tuple[int, str, Any]:
     command += ["--conformance-report", str(report), *options]
     done = subprocess.run(
         command,
-        cwd=ROOT,
+        cwd=PACKAGE,
         env={k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AMWS_"))},
         capture_output=True,
         text=True,
@@ -101,7 +101,7 @@ def test_a_test_failing_every_attempt_stays_failed_with_each_attempt_recorded(
     status, output, document = _run(
         tmp_path,
         "-p",
-        "selfcheck.plugin",
+        "amws_conformance.selfcheck.plugin",
         "--reference-fault",
         "match-duplicates-not-collapsed",
         "--stability",
@@ -118,7 +118,9 @@ def test_a_test_failing_every_attempt_stays_failed_with_each_attempt_recorded(
 
 
 def test_without_stability_nothing_is_rerun(tmp_path: Path) -> None:
-    status, _, document = _run(tmp_path, "-p", "selfcheck.plugin", "--reference-fault", EVERY_OTHER)
+    status, _, document = _run(
+        tmp_path, "-p", "amws_conformance.selfcheck.plugin", "--reference-fault", EVERY_OTHER
+    )
     assert status == 1
     assert document["tests"][DEDUP]["outcome"] == "failed"
     assert document["tests"][DEDUP]["reruns"] == [] and document["stability"] == 0
@@ -150,7 +152,7 @@ def test_known():
     (folder / "known.yaml").write_text(
         "- rule: AUTH-BEARER-PREFIX\n  reason: tracked elsewhere\n", encoding="utf-8"
     )
-    profile = yaml.safe_load((ROOT / "fixtures/profiles/embedded.yaml").read_text())
+    profile = yaml.safe_load((PACKAGE / "fixtures/profiles/embedded.yaml").read_text())
     profile.update(stability=2, expectations="known.yaml")
     (folder / "target.yaml").write_text(yaml.safe_dump(profile), encoding="utf-8")
     report = pytester.path / "report"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.evidence.verdicts import (
+from amws_conformance.harness.evidence.verdicts import (
     EXIT_CONFORMANT,
     EXIT_INCOMPLETE,
     EXIT_NOT_CONFORMANT,

@@ -25,7 +25,7 @@ import httpx
 import pytest
 import yaml
 
-from tests._served import ROOT, serve
+from tests._served import PACKAGE, serve
 
 BIN = Path(sys.executable).parent
 API = "/api/ws/v1"
@@ -113,7 +113,7 @@ def _start_run(served: Served, run_id: str) -> tuple[subprocess.Popen[bytes], Pa
             "-p",
             "no:cacheprovider",
         ],
-        cwd=ROOT,
+        cwd=PACKAGE,
         # As a user starts it: not as a worker of the xdist session running this test.
         env={k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AMWS_"))},
         stdout=subprocess.PIPE,

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.lifecycle.interrupts import Interrupts
+from amws_conformance.harness.lifecycle.interrupts import Interrupts
 
 
 @pytest.fixture

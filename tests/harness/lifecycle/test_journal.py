@@ -6,8 +6,8 @@ from pathlib import Path
 
 import httpx
 
-from harness.lifecycle.journal import Entry, Journal, files_of, read
-from harness.lifecycle.ledger import Ledger
+from amws_conformance.harness.lifecycle.journal import Entry, Journal, files_of, read
+from amws_conformance.harness.lifecycle.ledger import Ledger
 
 TARGET = {"run_id": "r1", "base_url": "http://target.example"}
 

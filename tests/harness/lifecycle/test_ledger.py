@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-import spec
-from harness.lifecycle.ledger import Ledger, delete_path_for
+from amws_conformance import spec
+from amws_conformance.harness.lifecycle.ledger import Ledger, delete_path_for
 
 U = "11111111-2222-4333-8444-555555555555"
 

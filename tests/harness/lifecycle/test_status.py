@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from harness.lifecycle.status import PLAIN_EVERY_SECONDS, Status, TerminalLine
-from tests._served import ROOT, ordinary_env, serve
+from amws_conformance.harness.lifecycle.status import PLAIN_EVERY_SECONDS, Status, TerminalLine
+from tests._served import PACKAGE, ordinary_env, serve
 
 
 class _Clock:
@@ -91,7 +91,7 @@ def test_a_run_written_to_a_file_has_no_control_characters(tmp_path: Path) -> No
                 [
                     sys.executable,
                     "-m",
-                    "harness.cli",
+                    "amws_conformance.harness.cli",
                     "run",
                     "--target",
                     str(profile),
@@ -100,7 +100,7 @@ def test_a_run_written_to_a_file_has_no_control_characters(tmp_path: Path) -> No
                     "-p",
                     "no:cacheprovider",
                 ],
-                cwd=ROOT,
+                cwd=PACKAGE,
                 env=ordinary_env(),
                 stdout=out,
                 stderr=subprocess.STDOUT,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from harness.plan.forecast import (
+from amws_conformance.harness.plan.forecast import (
     MAX_DRAIN_REQUESTS,
     MAX_REAL_TIME_WAIT_SECONDS,
     Bucket,
@@ -17,10 +17,10 @@ from harness.plan.forecast import (
     minimum,
     on_target,
 )
-from harness.plan.plan import CostTable
-from harness.plan.schedule import Schedule, buckets_of
-from harness.target.pacing import Pacer
-from harness.target.profile import validate
+from amws_conformance.harness.plan.plan import CostTable
+from amws_conformance.harness.plan.schedule import Schedule, buckets_of
+from amws_conformance.harness.target.pacing import Pacer
+from amws_conformance.harness.target.profile import validate
 
 DOCUMENTED = Bucket(2000, 800)
 

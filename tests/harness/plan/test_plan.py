@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import spec
-from harness.plan import plan as _plan
-from harness.plan.plan import Candidate, CostTable, build, cover, stale, units_of
+from amws_conformance import spec
+from amws_conformance.harness.plan import plan as _plan
+from amws_conformance.harness.plan.plan import Candidate, CostTable, build, cover, stale, units_of
 
 
 def _table(**tests: dict) -> CostTable:
@@ -160,7 +160,7 @@ def test_a_test_that_skipped_where_measured_is_the_last_resort() -> None:
 def test_certify_keeps_a_killer_of_each_fault_of_the_rules_it_decides(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from harness.plan.costs import kills_from_matrix
+    from amws_conformance.harness.plan.costs import kills_from_matrix
 
     matrix = {
         "faults": [
@@ -217,7 +217,7 @@ def test_certify_adds_the_cheapest_killers_of_other_faults_up_to_its_share() -> 
 
 
 def test_a_fault_matrix_id_maps_back_to_the_plain_test() -> None:
-    from harness.plan.plan import without_fault
+    from amws_conformance.harness.plan.plan import without_fault
 
     base = "suites/rules/t.py::test_x"
     assert without_fault(f"{base}[fault=f1]", "f1") == base

@@ -13,8 +13,8 @@ import pytest
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.plan.schedule import default_plan
-from harness.target.profile import validate
+from amws_conformance.harness.plan.schedule import default_plan
+from amws_conformance.harness.target.profile import validate
 from tests._proxy import Proxy, passed_on
 from tests.harness.test_plugin import _profile, server  # noqa: F401 - the module's fixture
 from tests.reference_server.conftest import LiveServer

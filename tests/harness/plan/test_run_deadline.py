@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from tests._proxy import Proxy, passed_on
-from tests._served import ROOT, ordinary_env, serve
+from tests._served import PACKAGE, ordinary_env, serve
 
 MAX_MINUTES = 0.4
 SLOW_SECONDS = 0.4  # every answer but a delete's, once the run's preflight is over
@@ -69,7 +69,7 @@ def test_a_slow_target_stops_the_tests_in_time_for_the_cleanup(tmp_path: Path) -
                     "--conformance-report",
                     str(report),
                 ],
-                cwd=ROOT,
+                cwd=PACKAGE,
                 env=ordinary_env(),
                 capture_output=True,
                 text=True,

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.plan import workers as _workers
-from harness.plan.plan import CostTable
-from harness.plan.schedule import Schedule
+from amws_conformance.harness.plan import workers as _workers
+from amws_conformance.harness.plan.plan import CostTable
+from amws_conformance.harness.plan.schedule import Schedule
 from tests._served import ordinary_env
 
-ROOT = Path(__file__).resolve().parents[3]
+# The suites run from the package folder: its pytest.ini makes it the root (ids suites/...).
+ROOT = Path(__file__).resolve().parents[3] / "amws_conformance"
 SUITES = ROOT / "suites"
 
 
@@ -65,7 +66,7 @@ def test_the_suites_folders_get_one_worker_per_core(
         (str(SUITES / "rules" / "test_roles.py"),),
         (f"{SUITES / 'rules' / 'test_roles.py'}::test_list_holds_the_system_roles",),
         (str(SUITES), str(SUITES / "rules" / "test_roles.py")),
-        (str(ROOT / "tests" / "harness"),),
+        (str(ROOT.parent / "tests" / "harness"),),
         (),
     ],
     ids=[

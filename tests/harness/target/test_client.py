@@ -8,10 +8,10 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from harness.lifecycle.ledger import Ledger
-from harness.target import client as _client
-from harness.target.client import MAX_429_RETRIES, Session, TargetClient
-from harness.target.pool import KeyPool, PoolKey
+from amws_conformance.harness.lifecycle.ledger import Ledger
+from amws_conformance.harness.target import client as _client
+from amws_conformance.harness.target.client import MAX_429_RETRIES, Session, TargetClient
+from amws_conformance.harness.target.pool import KeyPool, PoolKey
 
 DEPARTMENTS = "/api/ws/v1/departments"
 

@@ -26,7 +26,8 @@ from tests._proxy import Proxy, Rewrite, passed_on
 from tests._served import ordinary_env
 from tests.reference_server.conftest import LiveServer
 
-ROOT = Path(__file__).resolve().parents[3]
+# The suites run from the package folder: its pytest.ini makes it the root (ids suites/...).
+ROOT = Path(__file__).resolve().parents[3] / "amws_conformance"
 
 
 @pytest.fixture(scope="module")

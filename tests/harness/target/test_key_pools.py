@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-import spec
+from amws_conformance import spec
 from tests.reference_server.conftest import LiveServer
 
 READS = """

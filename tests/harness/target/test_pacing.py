@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.target.pacing import RESERVE_SECONDS, Pacer
+from amws_conformance.harness.target.pacing import RESERVE_SECONDS, Pacer
 
 
 class FakeTime:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.target.pacing import Pacer
-from harness.target.pool import KeyPool, PoolKey, key_class, label
+from amws_conformance.harness.target.pacing import Pacer
+from amws_conformance.harness.target.pool import KeyPool, PoolKey, key_class, label
 
 
 class _Clock:

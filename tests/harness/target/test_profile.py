@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness import ProfileError, load
+from amws_conformance.harness import ProfileError, load
 
 MINIMAL = {"name": "t", "base_url": "https://example.test", "keys": {"full": "x" * 64}}
 
@@ -115,7 +115,7 @@ def test_secrets_cover_keys_and_tokens_but_not_addresses(tmp_path: Path) -> None
 
 
 def test_shipped_example_profiles_are_valid(monkeypatch) -> None:
-    folder = Path(__file__).resolve().parents[3] / "fixtures" / "profiles"
+    folder = Path(__file__).resolve().parents[3] / "amws_conformance" / "fixtures" / "profiles"
     for name in (
         "AMWS_KEY_FULL",
         "AMWS_KEY_READONLY",
@@ -137,8 +137,8 @@ def test_a_failing_test_that_takes_the_profile_prints_no_key(pytester: pytest.Py
     profile.write_text(yaml.safe_dump({**MINIMAL, "keys": {"full": key}}), encoding="utf-8")
     pytester.makepyfile(
         """
-        from harness import load
-        from harness.target.client import Session
+        from amws_conformance.harness import load
+        from amws_conformance.harness.target.client import Session
 
         def test_fails(request):
             profile = load(request.config.getoption("profile_path"))

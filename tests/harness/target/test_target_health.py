@@ -15,8 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from harness.lifecycle.journal import Entry, read
-from tests._served import ROOT, ordinary_env, serve
+from amws_conformance.harness.lifecycle.journal import Entry, read
+from tests._served import PACKAGE, ordinary_env, serve
 
 
 def _long_held(ledger: Path, later: int = 20) -> list[Entry]:
@@ -45,7 +45,7 @@ def test_a_killed_target_ends_the_run_within_a_minute(tmp_path: Path) -> None:
     options += ["--state-dir", str(state), "--run-id", "deadbeef"]
     suite = subprocess.Popen(
         [sys.executable, "-m", "pytest", "suites/rules", "-p", "no:cacheprovider", "-q", *options],
-        cwd=ROOT,
+        cwd=PACKAGE,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 import yaml
 
-from harness import load
-from harness.cli import main
-from harness.target import template as _template
-from harness.target.profile import validate
-from harness.target.template import SCHEMA_FILE, TemplateError, template
+from amws_conformance.harness import load
+from amws_conformance.harness.cli import main
+from amws_conformance.harness.target import template as _template
+from amws_conformance.harness.target.profile import validate
+from amws_conformance.harness.target.template import SCHEMA_FILE, TemplateError, template
 
 
 def _fill_environment(text: str, monkeypatch: pytest.MonkeyPatch) -> None:

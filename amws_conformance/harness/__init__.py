@@ -1,0 +1,20 @@
+"""What tests use to reach a target: profiles, clients, the ledger, checks and the pytest plugin."""
+
+from amws_conformance.harness._examples import ExampleBudget, example_budget_of
+from amws_conformance.harness._run import Run
+from amws_conformance.harness.target.client import SafetyError, TargetClient
+from amws_conformance.harness.target.control import ControlPlane, ControlPlaneError
+from amws_conformance.harness.target.profile import Profile, ProfileError, load
+
+__all__ = [
+    "ControlPlane",
+    "ControlPlaneError",
+    "ExampleBudget",
+    "Profile",
+    "ProfileError",
+    "Run",
+    "SafetyError",
+    "TargetClient",
+    "example_budget_of",
+    "load",
+]
