@@ -31,6 +31,8 @@ from typing import Any
 import httpx
 import yaml
 
+from amws_conformance.harness.target.embedded import serve_command, wait_for_profile
+
 PATH = "/api/ws/v1/departments"
 ROOT = Path(__file__).resolve().parent.parent
 DRIVERS = ("httpx", "raw")
@@ -60,16 +62,6 @@ def _process(command: list[str], log: Path) -> Iterator[subprocess.Popen[bytes]]
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-
-
-def _reference_command(profile: Path) -> list[str]:
-    script = Path(sys.executable).parent / "amws-reference"
-    head = (
-        [str(script)]
-        if script.exists()
-        else [sys.executable, "-m", "amws_conformance.reference_server.cli"]
-    )
-    return [*head, "serve", "--port", "0", "--db", ":memory:", "--profile-out", str(profile)]
 
 
 def _cpu_seconds(pid: int) -> tuple[float, float]:
@@ -259,8 +251,8 @@ def run(
     with tempfile.TemporaryDirectory(prefix="amws-bench-") as folder:
         tmp = Path(folder)
         profile_path = tmp / "profile.yaml"
-        with _process(_reference_command(profile_path), tmp / "reference.log") as reference:
-            _wait_for(profile_path, reference, "amws-reference serve", 60)
+        with _process(serve_command(profile_path), tmp / "reference.log") as reference:
+            wait_for_profile(reference, profile_path, 60, log=tmp / "reference.log")
             profile = yaml.safe_load(profile_path.read_text(encoding="utf-8"))
             base, key = profile["base_url"], profile["keys"]["full"]
             headers = {"Authorization": key}

@@ -6,10 +6,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from amws_conformance.harness.target.embedded import serve_command, wait_for_profile
 
 # The installed package's folder in this checkout: run there, pytest takes it as its root
 # directory (its pytest.ini), so the suites' ids read suites/rules/... as in a report.
@@ -23,28 +24,14 @@ def serve(
     answers (``db``: ``:memory:`` or a file the test may read; ``faults``: deviations of the
     catalogue to switch on; ``options``: further ``serve`` options, as typed)."""
     profile = folder / "served.yaml"
-    command = [
-        sys.executable,
-        "-m",
-        "amws_conformance.reference_server.cli",
-        "serve",
-        "--port",
-        "0",
-    ]
-    command += ["--db", db, "--profile-out", str(profile)]
-    command += [arg for name in faults for arg in ("--fault", name)]
-    command += options
+    options = [*(arg for name in faults for arg in ("--fault", name)), *options]
     server = subprocess.Popen(
-        command, cwd=PACKAGE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        serve_command(profile, db=db, args=options),
+        cwd=PACKAGE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
-    while not profile.exists():
-        if server.poll() is not None or time.monotonic() > deadline:
-            # Reaped before failing: the test never gets the process to stop.
-            server.kill()
-            server.wait(timeout=10)
-            raise AssertionError(f"server did not start (exit {server.returncode})")
-        time.sleep(0.05)
+    wait_for_profile(server, profile)  # reaps a server that will not start before raising
     return server, profile
 
 

@@ -19,6 +19,11 @@ import pytest
 import yaml
 
 from amws_conformance import spec
+from amws_conformance.harness.target.embedded import (
+    ServerDidNotStart,
+    serve_command,
+    wait_for_profile,
+)
 from amws_conformance.reference_server._crypto import decrypt_text
 from amws_conformance.reference_server.faults import CATALOGUE
 
@@ -47,29 +52,12 @@ class Served:
         self._log = log = (self.folder / f"run{self.runs}.log").open("wb")
         began = time.monotonic()
         self.process = subprocess.Popen(
-            [
-                *(
-                    sys.executable,
-                    "-m",
-                    "amws_conformance.reference_server.cli",
-                    "serve",
-                    "--port",
-                    "0",
-                ),
-                *("--db", str(self.db), "--profile-out", str(out)),
-            ],
-            cwd=REPO,
-            stdout=log,
-            stderr=subprocess.STDOUT,
+            serve_command(out, db=str(self.db)), cwd=REPO, stdout=log, stderr=subprocess.STDOUT
         )
-        deadline = began + 30
-        while not out.exists():
-            if self.process.poll() is not None:
-                pytest.fail(f"serve exited early:\n{self.log()}")
-            if time.monotonic() > deadline:
-                self.stop()
-                pytest.fail(f"no profile within 30 s:\n{self.log()}")
-            time.sleep(0.01)
+        try:
+            wait_for_profile(self.process, out)
+        except ServerDidNotStart as error:
+            pytest.fail(f"{error}:\n{self.log()}")
         self.startup_seconds = time.monotonic() - began
         self.profile = yaml.safe_load(out.read_text(encoding="utf-8"))
 

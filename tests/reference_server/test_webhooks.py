@@ -1,6 +1,6 @@
 """Outbound webhooks (the HOOK- rules): configuration, payload, signature, encryption, delivery.
 
-A real receiver (``create_receiver`` under uvicorn) listens on a free loopback port; the
+A real receiver (the harness's ``receiver_app`` under uvicorn) listens on a free loopback port; the
 integration of the server under test points at it through the control plane. Dispatcher
 tests queue events with ``emit`` directly (the invitation part calls the same function);
 the end-to-end tests create an invitation and read its code at the virtual reader.
@@ -27,9 +27,9 @@ from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from amws_conformance import spec
+from amws_conformance.harness.target.receiver import Inbox, receiver_app
 from amws_conformance.reference_server._time import format_instant
 from amws_conformance.reference_server.webhooks import emit
-from amws_conformance.reference_server.webhooks.receiver import Inbox, create_receiver
 from tests._threaded import ThreadedServer
 from tests.reference_server.conftest import LiveServer
 from tests.reference_server.test_virtual_reader import (
@@ -67,10 +67,16 @@ STATUS_OF = {
 
 # -- helpers shared with the receiver and fault tests -------------------------------------------
 class Receiver:
-    """``create_receiver`` served by uvicorn on a free loopback port in a thread."""
+    """The harness's receiver app served by uvicorn on a free loopback port in a thread.
 
-    def __init__(self, port: int = 0, **settings: Any) -> None:
-        self.app = create_receiver(**settings)
+    ``settings`` are a profile's ``webhooks`` entries (``hmac_key``, ``encryption``,
+    ``header``); ``now`` is the clock timestamps are judged by (the server's, when moved).
+    """
+
+    def __init__(
+        self, port: int = 0, now: Callable[[], float] = time.time, **settings: Any
+    ) -> None:
+        self.app = receiver_app(settings, now=now)
         self.inbox: Inbox = self.app.state.inbox
         self._served = ThreadedServer(self.app, "receiver", port=port)
 

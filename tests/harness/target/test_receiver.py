@@ -1,4 +1,5 @@
-"""The webhook receiver (HOOK-RECEIVER-VERIFY, HOOK-EXTRA-FIELDS), fed by hand-signed requests.
+"""The harness's webhook receiver (HOOK-RECEIVER-VERIFY, HOOK-EXTRA-FIELDS), fed by requests
+signed by hand.
 
 Every request here is built in the test: the signature with hmac/hashlib, the ciphertext
 with cryptography, so the receiver is checked against the algorithm, not against itself.
