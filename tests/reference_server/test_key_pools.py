@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -46,13 +47,15 @@ def test_the_profile_lists_each_pool_and_every_key_works_as_its_class() -> None:
 def test_each_key_of_a_pool_has_its_own_documented_bucket() -> None:
     with LiveServer(documented_buckets=True, pools={"full": 2}) as live:
         first, second = live.profile["keys"]["full"]
-        sent, most = 0, LIMITS.capacity // READ_COST + 2
+        sent, began = 0, time.monotonic()
         while _get(live, first).status_code != 429:
             sent += 1
-            assert sent < most, "the first key was never refused"
+            # The bucket refills while the reads go out (800 units a minute): the bound
+            # grows with the time they took, so a slow machine never fails the test.
+            refilled = (time.monotonic() - began + 1) * LIMITS.refill_per_minute / 60
+            assert sent < (LIMITS.capacity + refilled) // READ_COST + 2, "never refused"
         assert sent >= LIMITS.capacity // READ_COST
         assert _get(live, second).status_code == 200  # its bucket is still full
-        assert _get(live, first).status_code == 429
 
 
 def test_a_database_keeps_its_pool_and_grows_it(tmp_path: Path) -> None:
