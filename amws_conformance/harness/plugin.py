@@ -41,11 +41,11 @@ from amws_conformance.harness._session import (
     sweep_command,
 )
 from amws_conformance.harness.evidence.expectations import (
-    EXPECTED_PROPERTY,
     Expectations,
     ExpectationsError,
 )
 from amws_conformance.harness.evidence.expectations import load as load_expectations
+from amws_conformance.harness.evidence.observation import Observation
 from amws_conformance.harness.evidence.report import Collector, report_key, worker_output
 from amws_conformance.harness.evidence.stability import configure as configure_reruns
 from amws_conformance.harness.evidence.verdicts import NOT_RUN_UNREACHABLE, UNANSWERED
@@ -323,18 +323,16 @@ def _has(run: Run, profile: Profile, capability: str) -> bool:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
-    report.user_properties.append(("rules", rules_of(item)))
+    seen = Observation(rules=rules_of(item))
     run = item.config.stash[RUN_KEY]
     if report.failed and run.session is not None and call.when != "teardown":
         run.drop_shared_of(run.session.current_test)
     if report.failed and call.excinfo is not None:
-        report.user_properties.append(("violated", violated_rules(call.excinfo.value)))
+        seen.violated = violated_rules(call.excinfo.value)
         if _unanswered(call.excinfo.value):
-            # The target gave no answer: nothing was learnt of the test's rules.
-            report.user_properties.append(("cause", UNANSWERED))
+            seen.cause = UNANSWERED  # the target gave no answer: nothing was learnt
     if report.failed and run.session is not None:
-        exchanges = [vars(e) for e in run.session.transcript[-3:]]
-        report.user_properties.append(("transcript", exchanges))
+        seen.transcript = [vars(e) for e in run.session.transcript[-3:]]
     if run.session is not None:
         run.session.transcript.clear()
         if call.when != "teardown":  # what teardown calls is tidying up, not observation
@@ -344,29 +342,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             relied = set(session.assumed_operations)
             for setup in session.spend.uses.get(session.current_test, ()):
                 relied |= session.setup_assumed.get(setup, set())
-            report.user_properties.append(("assumed_operations", sorted(relied)))
+            seen.assumed_operations = sorted(relied)
     expectations = item.config.stash[COLLECTOR_KEY].expectations
     if report.failed and expectations is not None:
-        _as_expected(report, expectations, report_key(item.nodeid, item.location))
+        _as_expected(report, seen, expectations, report_key(item.nodeid, item.location))
+    seen.attach(report)
     return report
 
 
-def _as_expected(report: pytest.TestReport, expectations: Expectations, nodeid: str) -> None:
+def _as_expected(
+    report: pytest.TestReport, seen: Observation, expectations: Expectations, nodeid: str
+) -> None:
     """A failure an expectation covers reads as an expected failure (pytest's xfail: an ``x``
     on the terminal, a skipped xfail in JUnit XML, no traceback), so CI's test view agrees
     with the exit status. The report keeps the failure: report.json counts it as it was."""
-    properties = dict(report.user_properties)
     entry = expectations.covering(
         nodeid,
-        {
-            "rules": properties.get("rules", []),
-            "phase": report.when,
-            "violated": properties.get("violated", []),
-            "cause": properties.get("cause"),
-        },
+        {"rules": seen.rules, "phase": report.when, "violated": seen.violated, "cause": seen.cause},
     )
     if entry is not None:
-        report.user_properties.append((EXPECTED_PROPERTY, entry.key))
+        seen.expected = entry.key
         report.outcome = "skipped"
         report.wasxfail = f"expected failure ({entry.key}): {entry.reason}"
 

@@ -38,9 +38,6 @@ from amws_conformance.harness.evidence.verdicts import failure_line
 KINDS = ("rule", "test")
 EXPECTED = "expected-fail"
 STALE = "stale"
-# The user property a test report carries when an entry expected its failure (the terminal
-# and JUnit XML show it as an expected failure, xfail; report.json counts it as it was).
-EXPECTED_PROPERTY = "expected"
 NOT_OBSERVED = "not-observed"  # its tests were skipped, not run, or not selected
 _FIELDS = {*KINDS, "reason", "link"}
 

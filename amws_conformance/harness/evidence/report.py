@@ -22,13 +22,13 @@ from amws_conformance.harness.evidence.bundle import (
 )
 from amws_conformance.harness.evidence.curl import deciding as deciding_curl
 from amws_conformance.harness.evidence.expectations import (
-    EXPECTED_PROPERTY,
     Expectations,
     forgiven,
     judge,
     summary,
 )
 from amws_conformance.harness.evidence.html import render
+from amws_conformance.harness.evidence.observation import Observation
 from amws_conformance.harness.evidence.stability import NOT_RUN, attempt, failed, record_rerun
 from amws_conformance.harness.evidence.verdicts import (
     FAILURE_FIELDS,
@@ -203,17 +203,16 @@ class Collector:
             report_key(report.nodeid, report.location),
             {"rules": [], "outcome": "not-run", "reason": None},
         )
+        seen = Observation.of(report)
         if not entry["rules"]:
             # Under pytest-xdist the controller never collects: the rules ride on the report.
-            entry["rules"] = next((v for k, v in report.user_properties if k == "rules"), [])
+            entry["rules"] = seen.rules
         entry["seconds"] = entry.get("seconds", 0.0) + report.duration
-        relied = set(entry.get("assumed_operations", ()))
-        for name, value in report.user_properties:
-            if name == "assumed_operations" and isinstance(value, list):
-                relied.update(value)
-        entry["assumed_operations"] = sorted(relied)
+        entry["assumed_operations"] = sorted(
+            {*entry.get("assumed_operations", ()), *seen.assumed_operations}
+        )
         # A failure an expectation covers is shown as xfail (skipped), and counted as it was.
-        expected = any(name == EXPECTED_PROPERTY for name, _ in report.user_properties)
+        expected = seen.expected is not None
         if attempt(report):
             record_rerun(entry, report)  # a rerun of a failed test (--stability)
         elif report.skipped and report.when in ("setup", "call") and not expected:
@@ -228,13 +227,12 @@ class Collector:
                 outcome="failed",
                 reason=self._redacted(report.longreprtext)[-3000:],
                 phase=report.when,
-                violated=next((v for k, v in report.user_properties if k == "violated"), []),
-                cause=next((v for k, v in report.user_properties if k == "cause"), None),
+                violated=seen.violated,
+                cause=seen.cause,
                 call_passed=entry["outcome"] == "passed",
             )
-            for name, value in report.user_properties:
-                if name == "transcript":
-                    entry["transcript"] = value
+            if seen.transcript is not None:
+                entry["transcript"] = seen.transcript
         elif report.when == "call" and entry["outcome"] != "failed":
             entry.update(outcome="passed")
 
