@@ -40,7 +40,7 @@ from amws_conformance.harness.evidence.expectations import main_from as expectat
 from amws_conformance.harness.lifecycle.journal import default_state_dir
 from amws_conformance.harness.lifecycle.sweep import main as sweep_main
 from amws_conformance.harness.plan.costs import main as costs_main
-from amws_conformance.harness.plan.plan import PLANS, CostTable, build, units_of
+from amws_conformance.harness.plan.plan import PLANS, CostTable, units_of
 from amws_conformance.harness.plan.schedule import Schedule
 from amws_conformance.harness.target.profile import ProfileError
 from amws_conformance.harness.target.profile import load as load_profile
@@ -91,23 +91,28 @@ def _plugin_options() -> str:
 
 def _plan(name: str, tests: bool, target: str | None = None, minutes: float | None = None) -> int:
     table = CostTable.load()
-    plan = build(name, table)
-    chosen = sorted(plan.keeps)
-    units = units_of(chosen, table)
-    print(f"plan {name}: {len(chosen)} of {len(table.tests)} tests")
-    for bucket, spent in sorted(units.items(), key=lambda i: -i[1]):
-        print(f"  {bucket:14} {spent:>8,} units")
-    if plan.uncovered:
-        print("uncovered: " + ", ".join(plan.uncovered))
+    profile = None
     if target is not None:
-        # The line a run on that target prints before its first test: the forecast in
-        # minutes on the buckets its profile declares (the documented ones by default).
         try:
             profile = load_profile(target)
         except ProfileError as error:
             print(f"amws-conformance plan: {error}", file=sys.stderr)
             return 4
-        schedule = Schedule.for_run(name, table)
+    # On the target's declared buckets (its plan's budget buys what they pay for); without
+    # one, on documented buckets, as a staging system enforces them.
+    schedule = Schedule.for_run(name, table, profile)
+    plan = schedule.plan
+    chosen = sorted(plan.keeps)
+    units = units_of(chosen, table)
+    where = "" if profile is not None else " (on documented buckets; --target P: on P's)"
+    print(f"plan {name}: {len(chosen)} of {len(table.tests)} tests{where}")
+    for bucket, spent in sorted(units.items(), key=lambda i: -i[1]):
+        print(f"  {bucket:14} {spent:>8,} units")
+    if plan.uncovered:
+        print("uncovered: " + ", ".join(plan.uncovered))
+    if profile is not None:
+        # The line a run on that target prints before its first test: the forecast in
+        # minutes on the buckets its profile declares (the documented ones by default).
         nodeids = list(table.tests)
         schedule.keep(nodeids)
         schedule.order = [schedule.order[i] for i in schedule.interleave(schedule.order, profile)]

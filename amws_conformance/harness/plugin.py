@@ -56,7 +56,12 @@ from amws_conformance.harness.plan.booking import Booking, setups_of
 from amws_conformance.harness.plan.plan import CostTable
 from amws_conformance.harness.plan.planning import Planning
 from amws_conformance.harness.plan.rulemap import rules_of
-from amws_conformance.harness.plan.schedule import TIME_LEFT_OUT, Schedule, default_plan
+from amws_conformance.harness.plan.schedule import (
+    TIME_LEFT_OUT,
+    Schedule,
+    default_plan,
+    embedded_shape,
+)
 from amws_conformance.harness.plan.workers import apply_default as default_workers
 from amws_conformance.harness.plan.workers import described as workers_line
 from amws_conformance.harness.target.profile import KEY_NAMES, Profile, ProfileError
@@ -127,7 +132,11 @@ def pytest_configure(config: pytest.Config) -> None:
     table = config.getoption("--cost-table")
     if table and not Path(table).is_file():
         raise pytest.UsageError(f"--cost-table {table}: no such file")
-    schedule = Schedule.for_run(name, CostTable.load(Path(table)) if table else None)
+    # The plan's budget buys what the target's declared buckets pay for: the embedded server
+    # starts later, on the first test, with the quotas its demo deployment always declares.
+    schedule = Schedule.for_run(
+        name, CostTable.load(Path(table)) if table else None, run.profile or embedded_shape()
+    )
     minutes = config.getoption("--max-minutes") or (
         run.profile.data.get("max_minutes") if run.profile else None
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,8 +193,12 @@ def certifying_rules(table: CostTable) -> set[str]:
     return {r for entry in table.tests.values() for r in entry.get("decides", ())} & normative
 
 
-def build(name: str, table: CostTable) -> Plan:
-    """The plan ``name`` over the tests of ``table``."""
+def build(
+    name: str, table: CostTable, declared: Mapping[str, Mapping[str, int]] | None = None
+) -> Plan:
+    """The plan ``name`` over the tests of ``table``. ``declared``: per bucket, the size one key
+    of it has on the target (``capacity``, ``refill_per_minute``; the documented bucket where
+    it names none), which sets what a plan's budget in minutes buys there."""
     if name == "deep":
         return Plan(name, frozenset(table.tests), everything=True)
     rules = plan_rules()[name]
@@ -232,7 +237,7 @@ def build(name: str, table: CostTable) -> Plan:
         if left:
             chosen += cover(left, pool, table)
     if "mutant_budget_minutes" in rules:
-        budget = bucket_budget(float(rules["mutant_budget_minutes"]))
+        budget = budgets(float(rules["mutant_budget_minutes"]), declared)
         chosen += _within_budget(chosen, pools[1], table, wanted_mutants, budget)
     if "fault_share" in rules:
         chosen += _proving(chosen, pools[0], table, float(rules["fault_share"]))
@@ -240,10 +245,27 @@ def build(name: str, table: CostTable) -> Plan:
     return Plan(name, frozenset(c.nodeid for c in chosen), tuple(sorted(universe - covered)), False)
 
 
-def bucket_budget(minutes: float) -> int:
-    """Units one key's documented bucket pays for in ``minutes`` of real time, from full."""
+def bucket_budget(minutes: float, size: Mapping[str, int] | None = None) -> int:
+    """Units one key's bucket (``size``; the documented one by default) pays for in
+    ``minutes`` of real time, from full."""
     documented = spec.rate_limit()
-    return int(documented.capacity + documented.refill_per_minute * minutes)
+    capacity = size["capacity"] if size else documented.capacity
+    refill = size["refill_per_minute"] if size else documented.refill_per_minute
+    return int(capacity + refill * minutes)
+
+
+def budgets(
+    minutes: float, declared: Mapping[str, Mapping[str, int]] | None = None
+) -> defaultdict[str, int]:
+    """Per bucket, the units one key of it pays for in ``minutes`` on the target (``declared``),
+    the documented bucket's for a bucket it does not name. One key's, never a pool's: a pool
+    makes a plan faster, not larger, so a plan's tests are the same for one key or several
+    of documented size. Where the target declares a raised quota, the budget grows with it."""
+    documented = bucket_budget(minutes)
+    found: defaultdict[str, int] = defaultdict(lambda: documented)
+    for bucket, size in (declared or {}).items():
+        found[bucket] = bucket_budget(minutes, size)
+    return found
 
 
 def _within_budget(
@@ -251,10 +273,10 @@ def _within_budget(
     pool: list[Candidate],
     table: CostTable,
     wanted: set[str],
-    budget: int,
+    budget: Mapping[str, int],
 ) -> list[Candidate]:
     """Killers of the spec-derived mutants, the most mutants per unit first, added while every
-    bucket the plan spends from stays within ``budget`` units (what one key's documented bucket
+    bucket the plan spends from stays within its ``budget`` units (what one key of the bucket
     pays for in the plan's time): the plan as sensitive to the contract as its time allows."""
     spent = units_of([c.nodeid for c in chosen], table)
     paid = {s for c in chosen for s in c.uses}
@@ -269,7 +291,7 @@ def _within_budget(
             for setup in option.uses - paid:
                 for bucket, units in table.setup_units(setup).items():
                     extra[bucket] = extra.get(bucket, 0) + units
-            if all(spent.get(b, 0) + u <= budget for b, u in extra.items()):
+            if all(spent.get(b, 0) + u <= budget[b] for b, u in extra.items()):
                 affordable.append((option, extra))
         if not affordable:
             return added

@@ -13,9 +13,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from amws_conformance import spec
+import yaml
+
+from amws_conformance import fixtures, spec
 from amws_conformance.harness.plan.forecast import (
     MAX_DRAIN_REQUESTS,
     MAX_REAL_TIME_WAIT_SECONDS,
@@ -29,15 +32,15 @@ from amws_conformance.harness.plan.forecast import (
 )
 from amws_conformance.harness.plan.plan import CostTable, Plan, build, units_of
 from amws_conformance.harness.plan.spend import FAILED_AUTH
-from amws_conformance.harness.target.profile import DOCUMENTED_BUCKET, KEY_NAMES
+from amws_conformance.harness.target.profile import DOCUMENTED_BUCKET, KEY_NAMES, Profile
 
 if TYPE_CHECKING:
     from amws_conformance.harness._run import Run
-    from amws_conformance.harness.target.profile import Profile
 
 TIME_LEFT_OUT = "not run (time)"
 MAX_POOL = 12  # the most keys a class the pool advice considers
 UNPACED = "rate_limit"  # drained on purpose by its tests, never paced by the client
+EMBEDDED_SHAPE = Path(fixtures.__file__).parent / "profiles" / "embedded.yaml"
 
 
 def default_plan(profile: Profile | None) -> str:
@@ -84,6 +87,22 @@ def buckets_of(profile: Profile, pools: Mapping[str, int] | None = None) -> dict
     return found
 
 
+def declared_buckets(profile: Profile) -> dict[str, dict[str, int]]:
+    """Per bucket the plan books units to, the size one key of it has as the profile declares
+    (the documented bucket unless overridden): what a plan's budget in minutes buys there."""
+    found = {n: dict(profile.bucket(n)) for n in KEY_NAMES}
+    found[FAILED_AUTH] = dict(profile.unauthenticated_bucket())
+    return found
+
+
+def embedded_shape() -> Profile:
+    """The profile the embedded reference server writes, as far as it is known before the
+    server starts (it starts on the first test): the shape its demo deployment always has,
+    raised quotas on every key but ``rate_limit`` included (fixtures/profiles/embedded.yaml)."""
+    data = yaml.safe_load(EMBEDDED_SHAPE.read_text(encoding="utf-8"))
+    return Profile(data=data, source="the embedded reference server")
+
+
 def drained_buckets(profile: Profile) -> dict[str, Bucket]:
     """The buckets tests empty on purpose, as the profile declares them: the ``rate_limit``
     key's, and the one a fresh unknown key's failures pay from (the ``default`` bucket, which
@@ -121,9 +140,14 @@ class Schedule:
     _paid: set[str] = field(default_factory=set)
 
     @classmethod
-    def for_run(cls, name: str, table: CostTable | None = None) -> Schedule:
+    def for_run(
+        cls, name: str, table: CostTable | None = None, profile: Profile | None = None
+    ) -> Schedule:
+        """The plan ``name`` for a target with ``profile`` (its declared buckets set what the
+        plan's budget buys; the documented buckets without one)."""
         table = table if table is not None else CostTable.load()
-        return cls(build(name, table), table)
+        declared = declared_buckets(profile) if profile is not None else None
+        return cls(build(name, table, declared), table)
 
     def keep(self, nodeids: Sequence[str]) -> list[bool]:
         """Which of the collected tests the plan runs; remembers their order."""

@@ -237,16 +237,36 @@ def test_mutant_killers_join_by_mutants_per_unit_within_the_bucket_budget() -> N
     )
     pool = [table.candidate(n) for n in sorted(table.tests)]
     wanted = {"fault:m:1", "fault:m:2", "fault:m:3", "fault:m:4"}
-    added = _plan._within_budget([], pool, table, wanted, budget=250)
+    added = _plan._within_budget([], pool, table, wanted, budget={"full": 250})
     # Two mutants for 100 units first, then one for 100; the 900-unit killer does not fit.
     assert [c.nodeid for c in added] == ["cheap_many", "cheap_one"]
-    everything = _plan._within_budget([], pool, table, wanted, budget=10_000)
+    everything = _plan._within_budget([], pool, table, wanted, budget={"full": 10_000})
     assert {c.nodeid for c in everything} == set(table.tests)
 
 
 def test_the_mutant_budget_is_what_one_documented_bucket_pays_for() -> None:
     documented = spec.rate_limit()
     assert _plan.bucket_budget(10) == documented.capacity + 10 * documented.refill_per_minute
+    # A bucket the target does not declare is the documented one.
+    assert _plan.budgets(10)["full"] == _plan.bucket_budget(10)
+
+
+def test_a_raised_quota_buys_more_of_the_budget_and_a_pool_does_not() -> None:
+    """The budget is one key's, as the target declares it: certify on a raised quota takes
+    the mutant killers a documented key's minutes do not pay for; keys added to a pool of
+    documented ones make it faster, not larger."""
+    table = CostTable(
+        tests={
+            "base": {"units": {"full": 100}, "decides": ["DEPT-WRITE-ACK"]},
+            "killer": {"units": {"full": 60_000}, "covers": ["fault:m:1"]},
+        },
+        measured={"faults": {"m:1": "DEPT-WRITE-ACK"}, "mutants": ["m:1"]},
+    )
+    documented = build("certify", table)
+    raised = build("certify", table, {"full": {"capacity": 10**6, "refill_per_minute": 10**6}})
+    assert "killer" not in documented.keeps and "killer" in raised.keeps
+    budget = _plan.budgets(47, {"full": {"capacity": 2000, "refill_per_minute": 800}})
+    assert budget["full"] == _plan.bucket_budget(47) == budget["readonly"]
 
 
 def test_mutants_do_not_count_toward_the_hand_written_fault_share() -> None:
