@@ -102,6 +102,17 @@ def _header(doc: Mapping[str, Any]) -> str:
         digest("rules_sha256"),
         fact("exit status", doc.get("exit_status", "-")),
     ]
+    mutants = plan.get("mutants")
+    if isinstance(mutants, Mapping) and mutants.get("of"):
+        share = 100 * mutants.get("caught", 0) / mutants["of"]
+        facts.append(
+            fact(
+                "contract",
+                f"{mutants.get('caught', 0):,} of {mutants['of']:,} mutants ({share:.1f} %)",
+                "spec-derived mutants (a documented bound, enum, pattern, required field or "
+                "status broken by one step) this run's tests catch, by the cost table",
+            )
+        )
     units = doc.get("rate_units")
     if isinstance(units, Mapping):
         spent = {**(units.get("keys") or {}), "failed_auth": units.get("failed_auth", 0)}

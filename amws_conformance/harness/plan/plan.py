@@ -362,3 +362,20 @@ def units_of(nodeids: Iterable[str], table: CostTable) -> dict[str, int]:
             for bucket, units in part.items():
                 spent[bucket] = spent.get(bucket, 0) + units
     return spent
+
+
+def caught_mutants(nodeids: Iterable[str], table: CostTable) -> tuple[int, int]:
+    """How many of the spec-derived mutants the tests ``nodeids`` kill by the table's kill
+    matrices, and how many there are: how much of the contract a plan can catch breaking.
+
+    A lower bound: the table records each mutant's killers among the tests generated for its
+    operation and, for a status no operation documents, every test calling it; a plan may
+    kill more (``amws-conformance selfcheck --plan NAME`` measures it)."""
+    mutants = {f"fault:{m}" for m in table.measured.get("mutants", ())}
+    caught = {
+        element
+        for nodeid in nodeids
+        for element in table.tests.get(nodeid, {}).get("covers", ())
+        if element in mutants
+    }
+    return len(caught), len(mutants)

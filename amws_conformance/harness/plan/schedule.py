@@ -30,7 +30,7 @@ from amws_conformance.harness.plan.forecast import (
     minimum,
     on_target,
 )
-from amws_conformance.harness.plan.plan import CostTable, Plan, build, units_of
+from amws_conformance.harness.plan.plan import CostTable, Plan, build, caught_mutants, units_of
 from amws_conformance.harness.plan.spend import FAILED_AUTH
 from amws_conformance.harness.target.profile import DOCUMENTED_BUCKET, KEY_NAMES, Profile
 
@@ -337,7 +337,17 @@ class Schedule:
             f"amws plan {self.plan.name}: {len(self.order)} tests ({self.left_out} left out); "
             f"units {shown or 'none measured'}; forecast {seconds / 60:.1f} min on this "
             f"profile's buckets{keys} (slowest bucket alone {slowest / 60:.1f} min){skipped}"
-            f"{advice}"
+            f"{advice}{self._contract()}"
+        )
+
+    def _contract(self) -> str:
+        """The plan's sensitivity to the contract, as a clause of the plan line."""
+        caught, mutants = caught_mutants(self.order, self.table)
+        if not mutants:
+            return ""
+        return (
+            f"; contract: catches {caught:,} of {mutants:,} spec-derived mutants by the cost "
+            f"table ({100 * caught / mutants:.1f} %)"
         )
 
     def _advice(self, profile: Profile, latency: float, minutes: float) -> str:
@@ -400,6 +410,10 @@ class Schedule:
             "forecast_latency": self.latency,
             "forecast_skips": dict(sorted(self.skipping.items())),
             "cost_table": self.table.measured.get("commit"),
+            # How much of the contract the run's tests can catch breaking (the table's view).
+            "mutants": dict(
+                zip(("caught", "of"), caught_mutants(self.order, self.table), strict=True)
+            ),
         }
 
 

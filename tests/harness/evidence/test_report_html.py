@@ -187,6 +187,13 @@ def test_the_header_says_the_verdict_the_counts_and_the_runs_facts() -> None:
     assert f"certifying normative rules {normative}" in counts
 
 
+def test_the_header_says_how_much_of_the_contract_the_run_can_catch() -> None:
+    doc = document(failures=1, functions=1)
+    assert "contract" not in Page(render(doc)).text("facts")  # a report without the figure
+    doc["plan"]["mutants"] = {"caught": 769, "of": 1085}
+    assert "769 of 1,085 mutants (70.9 %)" in Page(render(doc)).text("facts")
+
+
 def test_the_header_says_why_the_run_exits_as_it_does() -> None:
     doc = document(failures=1, functions=1)
     doc["exit_status"] = 0

@@ -268,3 +268,23 @@ def test_interleaving_moves_tests_of_other_buckets_but_never_one_of_the_drained_
     order = [names[i] for i in schedule.interleave(names, _pooled(1))]
     assert order.index("c.py::reads") < order.index("b.py::more_writes")  # floated forward
     assert order[-1] == "c.py::reads_with_the_drained_key"  # kept after the rest
+
+
+def test_the_line_and_the_report_say_how_many_mutants_the_plan_catches() -> None:
+    table = CostTable(
+        measured={"mutants": ["m:1", "m:2", "m:3", "m:4"]},
+        tests={
+            "s.py::two": {"units": {"full": 30}, "covers": ["fault:m:1", "fault:m:2", "x"]},
+            "s.py::again": {"units": {"full": 30}, "covers": ["fault:m:2"]},
+            "s.py::hand": {"units": {"full": 30}, "covers": ["fault:hand-written"]},
+        },
+    )
+    schedule = Schedule.for_run("deep", table)
+    schedule.keep(list(table.tests))
+    assert schedule.line(_profile(None), 0.001).endswith(
+        "; contract: catches 2 of 4 spec-derived mutants by the cost table (50.0 %)"
+    )
+    assert schedule.describe()["mutants"] == {"caught": 2, "of": 4}
+    without = Schedule.for_run("deep", CostTable(tests={"s.py::t": {"units": {}}}))
+    without.keep(["s.py::t"])
+    assert "contract" not in without.line(_profile(None), 0.001)
