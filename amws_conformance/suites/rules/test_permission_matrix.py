@@ -15,6 +15,13 @@ disguise), sends a valid body (so only the key stands between it and success), a
 nothing changed: a refused write reads back unchanged with the full key, a refused create adds
 no record, a refused trigger fires no relay (seen through the control plane where there is
 one). The ``full`` case checks the same probes move, which proves they can see a change.
+
+A refused write changes nothing on a conforming target, so the records refused writes address
+are shared, one per kind of record and run (``matrix:record:…``, booked as set-ups): a person
+serves every refused write to persons, whichever operation and way. Each case still compares
+the record before and after its own call, a refused create still sends a body of its own, and
+a case that fails hands the next one fresh records (``Run.shared``): a target that changed or
+removed a shared record fails that case alone. Permitted writes make records of their own.
 """
 
 from __future__ import annotations
@@ -133,17 +140,31 @@ CREATES = {
 }
 
 
+# A record made for a case: its UUID, the body that made it, and an invitation's host user.
+Made = tuple[str, dict[str, Any], str | None]
+# Run.shared: a value made once per run under a set-up's name, or ``None`` (made per case).
+Sharing = Callable[[str, Callable[[], Made]], Made]
+
+
 class World:
     """Makes the run's own records for one case, remembering what a later probe needs.
-    ``person`` gives the person a credential create addresses (by default a new one)."""
+    ``person`` gives the person a credential create addresses (by default a new one);
+    ``sharing`` (refused writes only) makes each kind of record once per run."""
 
     def __init__(
-        self, api: Any, factories: Any, profile: Any, person: Callable[[], str] | None = None
+        self,
+        api: Any,
+        factories: Any,
+        profile: Any,
+        person: Callable[[], str] | None = None,
+        sharing: Sharing | None = None,
     ) -> None:
         self.api, self.f, self.profile = api, factories, profile
-        self.person = person or (lambda: self.make("createPerson", {}))
+        self.person = person or (lambda: self.record("createPerson", {}))
+        self.sharing = sharing
         self.hosts: dict[str, str] = {}  # invitation -> its host user
         self.bodies: dict[str, dict[str, Any]] = {}  # record -> the body that made it
+        self._kinds: dict[str, str] = {}  # shared record -> the name it is shared under
 
     def body(self, op_id: str, params: dict[str, str]) -> tuple[Any, Any]:
         """A valid (json, files) for the operation, addressed at ``params``."""
@@ -162,7 +183,7 @@ class World:
         if op_id == "updateCredential":
             return {"comments": f.tag("comment")}, None
         if op_id == "createInvite":
-            return f.invite(self.make("createUser", {})), None
+            return f.invite(self.record("createUser", {})), None
         if op_id == "updateInvite":
             return f.invite(self.hosts[params["registrationId"]]), None
         if op_id == "changeInviteStatus":
@@ -177,6 +198,26 @@ class World:
             ]
             return {"identityNumber": entry["identityNumber"]}, None
         return None, None
+
+    def record(self, op_id: str, params: dict[str, str], kind: str = "", **overrides: Any) -> str:
+        """A record ``op_id`` makes under ``params``: the run's shared one of its kind when
+        sharing (named by the operation, the kind and the shared records above it), else new."""
+        if self.sharing is None:
+            return self.make(op_id, params, **overrides)
+        parents = ",".join(f"{k}={self._kinds[v]}" for k, v in sorted(params.items()))
+        name = f"{op_id}{':' + kind if kind else ''}({parents})"
+        uuid, body, host = self.sharing(
+            f"matrix:record:{name}", lambda: self._made(op_id, params, **overrides)
+        )
+        self.bodies[uuid] = body
+        if host is not None:
+            self.hosts[uuid] = host
+        self._kinds[uuid] = name
+        return uuid
+
+    def _made(self, op_id: str, params: dict[str, str], **overrides: Any) -> Made:
+        made = self.make(op_id, params, **overrides)
+        return made, self.bodies[made], self.hosts.get(made)
 
     def make(self, op_id: str, params: dict[str, str], **overrides: Any) -> str:
         json, files = self.body(op_id, params)
@@ -203,9 +244,9 @@ class World:
             if before == "trigger":
                 params[name] = self.point()
             elif op_id == "enableUser" and before == "users":
-                params[name] = self.make("createUser", params, enabled=False)
+                params[name] = self.record("createUser", params, "disabled", enabled=False)
             else:
-                params[name] = self.make(CREATES[before], params)
+                params[name] = self.record(CREATES[before], params)
         return params
 
     def point(self) -> str:
@@ -316,6 +357,13 @@ def test_permission_matrix(
         params = {param: pictured()[field]}
     elif shared:
         world, params, json, files = amws_run.shared(f"matrix:{op_id}", make)
+    elif expected is not None and "/files" not in op.path:
+        # A refused write: the run's shared records of each kind (a staged file, which has no
+        # read to compare before and after, is made per case). The body is the case's own.
+        holder = (lambda: pictured()["person"]) if op_id == "createCredential" else None
+        world = World(api, factories, profile, person=holder, sharing=amws_run.shared)
+        params = world.params(op_id)
+        json, files = world.body(op_id, params)
     else:
         world, params, json, files = make()
     path = _concrete(op.path, params)
