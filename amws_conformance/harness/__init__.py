@@ -2,9 +2,10 @@
 
 from amws_conformance.harness._examples import ExampleBudget, example_budget_of
 from amws_conformance.harness._run import Run
-from amws_conformance.harness.target.client import SafetyError, TargetClient
+from amws_conformance.harness.target.client import TargetClient
 from amws_conformance.harness.target.control import ControlPlane, ControlPlaneError
 from amws_conformance.harness.target.profile import Profile, ProfileError, load
+from amws_conformance.harness.target.steps import SafetyError
 
 __all__ = [
     "ControlPlane",

@@ -22,13 +22,14 @@ from amws_conformance.harness.lifecycle.journal import SUFFIX, Entry, Journal
 from amws_conformance.harness.lifecycle.ledger import Ledger
 from amws_conformance.harness.plan.forecast import MAX_REAL_TIME_WAIT_SECONDS
 from amws_conformance.harness.plan.spend import FAILED_AUTH, SETUP
-from amws_conformance.harness.target.client import Session, TargetClient
+from amws_conformance.harness.target.client import TargetClient
 from amws_conformance.harness.target.control import ControlPlane
 from amws_conformance.harness.target.embedded import EmbeddedServer
 from amws_conformance.harness.target.health import DEFAULT_REQUEST_SECONDS, Health
 from amws_conformance.harness.target.pacing import Pacer
 from amws_conformance.harness.target.pool import KeyPool, PoolKey, key_class, label
 from amws_conformance.harness.target.profile import KEY_NAMES, Profile, load
+from amws_conformance.harness.target.session import Session
 
 T = TypeVar("T")
 BAD_HEADERS = {
@@ -329,9 +330,7 @@ class Run:
         def send(entry: Entry) -> httpx.Response:
             # Booked to the test that created the record: its removal is part of its cost.
             with session.spend.booked_to(entry.test), self.cleanup_client(entry) as client:
-                return client.request(
-                    "DELETE", entry.delete_path or "", checks=False, allow_foreign=True
-                )
+                return client.foreign.unchecked.request("DELETE", entry.delete_path or "")
 
         session.observing = False
         health = session.health

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from amws_conformance.harness._run import Run
 from amws_conformance.harness.lifecycle.ledger import Ledger
-from amws_conformance.harness.target.client import Session
+from amws_conformance.harness.target.session import Session
 
 
 def _run() -> Run:

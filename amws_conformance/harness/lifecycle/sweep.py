@@ -91,7 +91,7 @@ def _largest_page(kind: Kind) -> int:
 def _rows(client: TargetClient, kind: Kind, tag: str) -> Iterator[dict[str, Any]]:
     """Every record of ``kind`` the target lists (narrowed by the tag where a search can)."""
     if not (kind.search or kind.paged):
-        response = client.get(f"{API}{kind.path}", checks=False)
+        response = client.unchecked.get(f"{API}{kind.path}")
         response.raise_for_status()
         yield from response.json()
         return
@@ -99,10 +99,10 @@ def _rows(client: TargetClient, kind: Kind, tag: str) -> Iterator[dict[str, Any]
     while True:
         if kind.search:
             body = {kind.field: tag, "start": start, "limit": page}
-            response = client.post(f"{API}{kind.path}", json=body, checks=False)
+            response = client.unchecked.post(f"{API}{kind.path}", json=body)
         else:
             params = {"start": start, "limit": page, "filter": "ALL"}
-            response = client.get(f"{API}{kind.path}", params=params, checks=False)
+            response = client.unchecked.get(f"{API}{kind.path}", params=params)
         response.raise_for_status()
         entries = response.json().get("entries") or []
         yield from entries
@@ -128,7 +128,7 @@ def tagged(client: TargetClient, tag: str) -> list[Entry]:
             found.append(_entry(kind.create, uuid))
             if kind.create in CREDENTIALS_OF:
                 # Deleting a person or user unlinks its credentials, which stay: find them now.
-                listed = client.get(API + CREDENTIALS_OF[kind.create].format(uuid), checks=False)
+                listed = client.unchecked.get(API + CREDENTIALS_OF[kind.create].format(uuid))
                 for card in listed.json() if listed.status_code == 200 else []:
                     if _carries(card.get("uniqueIdentifier"), tag, False):
                         credentials.append(_entry("createCredential", card["uuid"]))

@@ -85,7 +85,7 @@ class _Preflight:
     ) -> httpx.Response:
         client = via or self.target.client(key)
         assert client is not None
-        response = client.request(method, path, checks=False, **kwargs)  # type: ignore[arg-type]
+        response = client.unchecked.request(method, path, **kwargs)  # type: ignore[arg-type]
         found = spec.match(method, path)
         if found is not None:
             body = kwargs.get("json")
@@ -225,6 +225,6 @@ def run(target: Run) -> None:
                 if probe is not None:
                     client: TargetClient | None = target.client("full")
                     assert client is not None
-                    client.request("DELETE", f"{_PROBE}/{probe}", checks=False)
+                    client.unchecked.request("DELETE", f"{_PROBE}/{probe}")
     finally:
         preflight.session.pinned = False

@@ -12,8 +12,9 @@ documents leave open.
 
 from __future__ import annotations
 
+import copy
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -63,6 +64,13 @@ class InviteCalls:
     def __init__(self, api: Any, factories: Any, host: str, control: ControlPlane | None):
         self.api, self.factories, self.host, self.control = api, factories, host, control
 
+    @property
+    def unchecked(self) -> Self:
+        """These calls sent with the client's ``unchecked`` view (no global checks)."""
+        calls = copy.copy(self)
+        calls.api = self.api.unchecked
+        return calls
+
     def now(self) -> datetime:
         """The target's now: its control-plane clock where it has one, else the wall clock."""
         return datetime.now(UTC) if self.control is None else self.control.now()
@@ -107,9 +115,8 @@ class InviteCalls:
     def put(self, registration: str, **fields: Any) -> httpx.Response:
         return self.api.put(f"{INVITES}/{registration}", json=fields)
 
-    def move(self, registration: str, status: str, **kwargs: Any) -> httpx.Response:
-        path = f"{INVITES}/{registration}/status"
-        return self.api.put(path, json={"status": status}, **kwargs)
+    def move(self, registration: str, status: str) -> httpx.Response:
+        return self.api.put(f"{INVITES}/{registration}/status", json={"status": status})
 
     def cancel(self, registration: str) -> httpx.Response:
         return self.api.delete(f"{INVITES}/{registration}")

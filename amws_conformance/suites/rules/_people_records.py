@@ -79,7 +79,7 @@ def _read(api: Any, path: str, uuid: str) -> dict[str, Any]:
     themselves too (and meet the refusal there), while those that never read it go on."""
     read = _try(lambda: read_record(api, path, uuid))
     if isinstance(read, Exception):
-        response = api.get(f"{path}/{uuid}", checks=False)
+        response = api.unchecked.get(f"{path}/{uuid}")
         assert response.status_code == 200, (response.status_code, response.text)
         return dict(response.json())
     return read
@@ -233,7 +233,8 @@ def fetched(api: Any, amws_run: Any, profile: Any, link: str) -> Any:
     not list there."""
     url = link if urlsplit(link).scheme else profile.base_url + "/" * (link[:1] != "/") + link
     for _ in range(4):
-        response = api.get(url, retry_429=False, checks="/storage/thumbnail/" in url)
+        thumbnail = "/storage/thumbnail/" in url
+        response = (api.unretried if thumbnail else api.unretried.unchecked).get(url)
         if response.status_code != 429:
             break
         advised = response.headers.get("retry-after", "")

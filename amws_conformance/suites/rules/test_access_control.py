@@ -58,14 +58,14 @@ def test_lists_are_uuid_and_name_unpaged(api, profile, ledger) -> None:
     if known:
         assert known in {item["uuid"] for item in lists}
     # Not paged: paging parameters (not part of the operation) do not cut the list down.
-    paged = api.get(LISTS, params={"start": 1, "limit": 1}, checks=False)
+    paged = api.unchecked.get(LISTS, params={"start": 1, "limit": 1})
     if paged.status_code == 200:
         assert paged.json() == lists
     # No operation creates, changes or deletes a list (none is in the spec: status only).
     for answer in (
-        api.post(LISTS, json={"name": "conformance"}, checks=False),
-        api.put(f"{LISTS}/{ledger.fresh_uuid()}", json={"name": "x"}, checks=False),
-        api.delete(f"{LISTS}/{ledger.fresh_uuid()}", checks=False),
+        api.unchecked.post(LISTS, json={"name": "conformance"}),
+        api.unchecked.put(f"{LISTS}/{ledger.fresh_uuid()}", json={"name": "x"}),
+        api.unchecked.delete(f"{LISTS}/{ledger.fresh_uuid()}"),
     ):
         assert not 200 <= answer.status_code < 300, answer.request.method
     assert _lists(api) == lists
@@ -121,7 +121,7 @@ def test_points_are_uuid_name_and_type_unpaged(api, profile) -> None:
     known = (profile.section("virtual_reader") or {}).get("access_control_point")
     if known:
         assert known in {item["uuid"] for item in points}
-    paged = api.get(POINTS, params={"start": 1, "limit": 1}, checks=False)
+    paged = api.unchecked.get(POINTS, params={"start": 1, "limit": 1})
     if paged.status_code == 200:
         assert paged.json() == points
 
@@ -225,7 +225,7 @@ def triggers_per_bucket(client, profile, control) -> int:
     fired = 0
     try:
         while fired <= bucket["capacity"] // _cost("listAccessControlPoints"):
-            response = key.get(_trigger_path(point["uuid"]), pace=False, retry_429=False)
+            response = key.unpaced.get(_trigger_path(point["uuid"]))
             if response.status_code == 429:
                 break
             assert response.status_code == 200, response.status_code

@@ -1,8 +1,9 @@
 """Per-key payload encryption (the profile's ``encrypted`` key): listed fields travel as Base64
 AES-256-CBC ciphertext both ways, every other field in plain text.
 
-The harness client encrypts and decrypts for this key on its own; these tests use ``raw=True``
-to see the wire, and encrypt and decrypt with the suite's own AES code (harness/target/crypto.py).
+The harness client encrypts and decrypts for this key on its own; these tests send with its
+``raw`` view to see the wire, and encrypt and decrypt with the suite's own AES code
+(harness/target/crypto.py).
 Responses seen raw skip the global checks: their listed fields hold ciphertext, which the
 spec's schemas (lengths, formats) describe in its plain form.
 """
@@ -88,7 +89,7 @@ def _check_travel(
     seen: set[str] = set()
     for create, read, body in _samples(factories, watchlist):
         strings = {k for k, v in body.items() if isinstance(v, str)}
-        made = caller.post(create, json=_wire(body, encrypted, settings), raw=True, checks=False)
+        made = caller.raw.unchecked.post(create, json=_wire(body, encrypted, settings))
         assert made.status_code == 201, (create, made.status_code)
         uuid = made.json()["uuid"]
         # The service decrypted the listed fields before use: the full key reads plain text.
@@ -96,7 +97,7 @@ def _check_travel(
         for field in strings & (encrypted | plain):
             assert stored[field] == body[field], f"{field} was stored as sent on the wire"
         # ... and the same fields come back encrypted to this key, the others in plain text.
-        wire = caller.get(read.format(uuid), raw=True, checks=False).json()
+        wire = caller.raw.unchecked.get(read.format(uuid)).json()
         for field in strings & encrypted:
             assert wire[field] != body[field], f"{field} came back in plain text"
             assert decrypt_text(wire[field], secret, iv) == body[field], field
@@ -129,7 +130,7 @@ def test_listed_fields_in_lists_are_encrypted(api, client, factories, settings, 
     person = shared_pictured(amws_run, api, factories)["body"]
     caller = client("encrypted")
     query = _wire({"lastName": person["lastName"]}, _listed(settings), settings)
-    found = caller.post(f"{API}/persons/search", json=query, raw=True, checks=False)
+    found = caller.raw.unchecked.post(f"{API}/persons/search", json=query)
     assert found.status_code == 200
     rows = found.json()["entries"]
     assert len(rows) == 1, "the search (with its criterion decrypted) finds the person"

@@ -82,7 +82,7 @@ def test_empty_path_parameter_answers_400(api, factories, ledger, op, param) -> 
     values = {name: ledger.fresh_uuid() for name in _uuid_params(op)} | {param: ""}
     path = _fill(op.path, values)
     # Raw: the path matches no documented operation, so the global checks have no answer spec.
-    answer = api.request(op.method, path, json=body, raw=True, checks=False)
+    answer = api.raw.unchecked.request(op.method, path, json=body)
     assert answer.status_code == 400, f"{op.method} {path} answered {answer.status_code}"
 
 

@@ -80,12 +80,12 @@ def tidy(api, ledger) -> Iterator[None]:
     yield
     for entry in reversed(ledger.pending):
         if entry.key == "rate_limit" and entry.delete_path:
-            api.request("DELETE", entry.delete_path, checks=False)
+            api.unchecked.request("DELETE", entry.delete_path)
             ledger.forget(entry.uuid)
 
 
 def _call(caller: Any, method: str, path: str, **kwargs: Any) -> httpx.Response:
-    return caller.request(method, path, pace=False, retry_429=False, **kwargs)
+    return caller.unpaced.request(method, path, **kwargs)
 
 
 def burst(send: Send, limit: int) -> tuple[int, float, httpx.Response | None]:

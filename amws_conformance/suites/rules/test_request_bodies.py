@@ -57,8 +57,8 @@ def test_a_json_body_declared_otherwise_is_refused(api, factories) -> None:
     for declared in ({"Content-Type": "text/plain"}, {}):
         body = factories.named("createDepartment", "mt")
         names.append(body["name"])
-        answer = api.post(
-            departments, content=json.dumps(body).encode(), headers=declared, checks=False
+        answer = api.unchecked.post(
+            departments, content=json.dumps(body).encode(), headers=declared
         )
         what = declared.get("Content-Type", "no Content-Type")
         assert refused_with_error_body(answer), f"a JSON body sent as {what} was accepted"
@@ -84,7 +84,7 @@ def _unreadable(factories) -> list[tuple[str, bytes]]:
 def test_unreadable_json_is_refused_never_a_5xx(api, factories) -> None:
     locations = f"{V1}/locations"
     for label, content in _unreadable(factories):
-        answer = api.post(locations, content=content, headers=JSON, checks=False)
+        answer = api.unchecked.post(locations, content=content, headers=JSON)
         assert refused_with_error_body(answer), f"{label}: accepted with {answer.status_code}"
     listed = api.get(locations)
     assert listed.status_code == 200, f"the locations no longer read: {listed.status_code}"
@@ -96,18 +96,15 @@ def _kept_or_refused(api, factories, first_name_raw: str, expected: str) -> None
     the error body, a success must read back ``expected``; either way the record's read (if
     any) and a search that meets it answer 200."""
     person = factories.person()
-    answer = api.post(
-        f"{V1}/persons",
-        content=_raw(person, "firstName", first_name_raw),
-        headers=JSON,
-        checks=False,
+    answer = api.unchecked.post(
+        f"{V1}/persons", content=_raw(person, "firstName", first_name_raw), headers=JSON
     )
     if not refused_with_error_body(answer):
         uuid = answer.json()["uuid"]
-        read = api.get(f"{V1}/persons/{uuid}", checks=False)
+        read = api.unchecked.get(f"{V1}/persons/{uuid}")
         assert read.status_code == 200, f"the stored person no longer reads: {read.status_code}"
         assert read.json().get("firstName") == expected, "the name was not kept as sent"
-    found = api.post(f"{V1}/persons/search", json={"lastName": person["lastName"]}, checks=False)
+    found = api.unchecked.post(f"{V1}/persons/search", json={"lastName": person["lastName"]})
     assert found.status_code == 200, f"a search meeting the person answered {found.status_code}"
 
 
@@ -127,11 +124,11 @@ def test_a_start_beyond_32_bits_is_refused_or_an_empty_page(api) -> None:
     for label, answer in (
         (
             "search body 1e308",
-            api.post(f"{V1}/persons/search", json={"start": 1e308}, checks=False),
+            api.unchecked.post(f"{V1}/persons/search", json={"start": 1e308}),
         ),
         (
             "vehicles query",
-            api.get(f"{V1}/vehicles", params={"start": LARGEST_START + 1}, checks=False),
+            api.unchecked.get(f"{V1}/vehicles", params={"start": LARGEST_START + 1}),
         ),
     ):
         if refused_with_error_body(answer):
@@ -148,8 +145,8 @@ def test_a_start_beyond_32_bits_is_refused_or_an_empty_page(api) -> None:
 def test_a_request_refused_for_its_size_carries_the_error_body(api, where: str) -> None:
     path = f"{V1}/departments"
     if where == "header":
-        answer = api.get(path, headers={"X-Amws-Padding": "a" * 100_000}, raw=True, checks=False)
+        answer = api.raw.unchecked.get(path, headers={"X-Amws-Padding": "a" * 100_000})
     else:  # 60,000 characters of query: within what the client sends, past most servers' limits
-        answer = api.get(f"{path}?padding={'a' * 60_000}", raw=True, checks=False)
+        answer = api.raw.unchecked.get(f"{path}?padding={'a' * 60_000}")
     # Served normally is fine; refused, the refusal must carry the error body.
     refused_with_error_body(answer)

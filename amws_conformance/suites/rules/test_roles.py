@@ -64,10 +64,8 @@ def _default_restored(api) -> Iterator[dict]:
     try:
         yield original
     finally:
-        restored = api.put(
-            f"{PATH}/{original['uuid']}",
-            json={"name": original["name"], "default": True},
-            allow_foreign=True,
+        restored = api.foreign.put(
+            f"{PATH}/{original['uuid']}", json={"name": original["name"], "default": True}
         )
         assert restored.status_code == 200, "could not give the default flag back"
         assert _defaults(api) == [original["uuid"]], "the original default role was not restored"
@@ -312,7 +310,7 @@ def test_role_with_accounts_is_refused_with_412(api, held_role: dict) -> None:
 def test_administrator_role_is_refused_with_417(api, profile) -> None:
     admin = profile.data["roles"]["administrator"]
     before = api.get(f"{PATH}/{admin}").json()
-    _refusal(api.delete(f"{PATH}/{admin}", allow_foreign=True), 417)
+    _refusal(api.foreign.delete(f"{PATH}/{admin}"), 417)
     assert api.get(f"{PATH}/{admin}").json() == before
 
 

@@ -105,7 +105,7 @@ class Reader:
         return response
 
     def _send(self, path: str, body: dict, headers: dict | None) -> httpx.Response:
-        response = self.api.post(path, json=body, headers=headers, retry_429=False)
+        response = self.api.unretried.post(path, json=body, headers=headers)
         now = time.monotonic()
         self._sent.setdefault(str(body.get("uuid", "")).lower(), []).append(now)
         if response.status_code == 404:

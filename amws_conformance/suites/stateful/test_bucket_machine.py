@@ -51,7 +51,7 @@ def _cost(op_id: str) -> int:
 class BucketMachine(RuleBasedStateMachine):
     def __init__(self, rate: Any, control: Any, run_id: str, setup: dict[str, Any]) -> None:
         super().__init__()
-        self.call = Calls(rate, run_id)
+        self.call = Calls(rate.unpaced, run_id)  # the machine drains the bucket on purpose
         self.control = control
         self.setup = setup  # capacity, refill, records the operations address
         for name in ("department", "photo"):
@@ -87,7 +87,7 @@ class BucketMachine(RuleBasedStateMachine):
         cost = _cost(op_id)
         method, path, body = self._request(op_id)
         started = time.monotonic()
-        response = self.call(method, path, json=body, pace=False, retry_429=False, quiet=quiet)
+        response = self.call(method, path, json=body, quiet=quiet)
         ended = time.monotonic()
         # Real time adds at most this much, and nothing is ever below ``low``.
         high = min(self.capacity, self.high + (ended - self.since) * self._per_second())

@@ -138,7 +138,7 @@ def test_a_failing_test_that_takes_the_profile_prints_no_key(pytester: pytest.Py
     pytester.makepyfile(
         """
         from amws_conformance.harness import load
-        from amws_conformance.harness.target.client import Session
+        from amws_conformance.harness.target.session import Session
 
         def test_fails(request):
             profile = load(request.config.getoption("profile_path"))
