@@ -216,8 +216,11 @@ def build(
     proves = decided | _normative() if name == "certify" else decided
     breaks = table.measured.get("faults", {})
     mutants = {f"fault:{m}" for m in table.measured.get("mutants", ())}
+    # The spec-derived mutants are covered within the plan's budget (below), not at any price:
+    # first those of the rules the plan proves, then, with what the budget has left, the others
+    # (a constraint an assumed rule of ours encodes is still one the contract states).
+    every_mutant = {e for entry in table.tests.values() for e in entry.get("covers", ())} & mutants
     elements = {e for e in elements if not e.startswith("fault:") or breaks.get(e[6:]) in proves}
-    # The spec-derived mutants are covered within the plan's budget (below), not at any price.
     wanted_mutants = elements & mutants
     elements -= mutants
     universe = decided | elements
@@ -239,6 +242,8 @@ def build(
     if "mutant_budget_minutes" in rules:
         budget = budgets(float(rules["mutant_budget_minutes"]), declared)
         chosen += _within_budget(chosen, pools[1], table, wanted_mutants, budget)
+        others = every_mutant - wanted_mutants
+        chosen += _within_budget(chosen, pools[1], table, others, budget)
     if "fault_share" in rules:
         chosen += _proving(chosen, pools[0], table, float(rules["fault_share"]))
     covered = {e for c in chosen for e in c.decides}

@@ -269,6 +269,25 @@ def test_a_raised_quota_buys_more_of_the_budget_and_a_pool_does_not() -> None:
     assert budget["full"] == _plan.bucket_budget(47) == budget["readonly"]
 
 
+def test_mutants_of_rules_certify_does_not_prove_come_after_with_what_is_left() -> None:
+    """A mutant of an assumed rule's constraint is still the contract's: certify takes its
+    killer once the killers of its proven rules' mutants are in, within the same budget."""
+    table = CostTable(
+        tests={
+            "base": {"units": {"full": 100}, "decides": ["DEPT-WRITE-ACK"]},
+            "proven": {"units": {"full": 1_000}, "covers": ["fault:m:1"]},
+            "assumed": {"units": {"full": 10}, "covers": ["fault:m:2"]},
+        },
+        measured={
+            "faults": {"m:1": "DEPT-WRITE-ACK", "m:2": "CONV-TIMESTAMP-NO-OFFSET-UTC"},
+            "mutants": ["m:1", "m:2"],
+        },
+    )
+    assert build("certify", table).keeps == {"base", "proven", "assumed"}
+    tight = {"full": {"capacity": 1_105, "refill_per_minute": 0}}  # room for the first only
+    assert build("certify", table, tight).keeps == {"base", "proven"}
+
+
 def test_mutants_do_not_count_toward_the_hand_written_fault_share() -> None:
     table = CostTable(
         tests={
