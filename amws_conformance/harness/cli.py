@@ -258,6 +258,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="self-check outputs (--output) saying which tests kill which fault; several "
         "(a deep one, a --plan certify one) add up, as each stops at a fault's first kill",
     )
+    costs.add_argument(
+        "--refuted",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="self-check outputs whose surviving faults take their kill back from every test "
+        "that ran under them there (a kill the whole matrix saw that a plan's run did not)",
+    )
     plan = commands.add_parser("plan", help="show what a plan runs and spends")
     plan.add_argument("name", choices=PLANS)
     plan.add_argument("--tests", action="store_true", help="list the tests too")
@@ -337,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "verify":
         return _verify.verify_main(args.bundle)
     if args.command == "costs":
-        return costs_main(args.output, args.from_report, args.kill_matrix)
+        return costs_main(args.output, args.from_report, args.kill_matrix, args.refuted)
     if args.command == "expectations":
         return expectations_from(args.report)
     return _plan(args.name, args.tests, args.target, args.max_minutes)

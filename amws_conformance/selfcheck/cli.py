@@ -52,9 +52,10 @@ class Outcome:
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
     mutant: bool = False  # spec-derived, not hand-written
+    ran: list[str] = field(default_factory=list)  # the tests that ran under it
 
 
-# Per fault: how many tests ran under it, and the ids of those that failed.
+# Per fault: how many tests ran under it, which, and the ids of those that failed.
 Matrix = dict[str, dict[str, Any]]
 
 
@@ -167,7 +168,7 @@ def run_matrix(
     seconds = round(time.monotonic() - start, 1)
     outcomes = []
     for fault in faults:
-        got = results.get(fault.name, {"tests": 0, "failed": []})
+        got = results.get(fault.name, {"tests": 0, "failed": [], "ran": []})
         killed = bool(got["failed"])
         outcomes.append(
             Outcome(
@@ -178,6 +179,7 @@ def run_matrix(
                 got["failed"],
                 seconds,
                 mutant=bool(fault.constraint),
+                ran=got.get("ran", []),
             )
         )
     return outcomes
@@ -194,6 +196,9 @@ def _summary(outcomes: list[Outcome]) -> dict[str, object]:
                 "killed": o.killed,
                 "tests": o.tests,
                 "failed_tests": o.failed,
+                # The tests that ran under it: where it survived, none of them kills it here
+                # (``amws-conformance costs --refuted`` takes that back from the cost table).
+                "ran_tests": o.ran,
                 "mutant": o.mutant,
             }
             for o in outcomes

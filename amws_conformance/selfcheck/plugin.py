@@ -330,15 +330,16 @@ def pytest_runtest_makereport(
 
 
 def by_fault(matrix: Matrix, tests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per fault: the tests that ran under it and those that failed (from the run's report
-    entries, in their order)."""
+    """Per fault: how many tests ran under it, which (``ran``) and those that failed (from the
+    run's report entries, in their order)."""
     found: dict[str, dict[str, Any]] = {}
     for key, entry in tests.items():
         fault = matrix.fault_of_test.get(key)
         if not fault or entry["outcome"] in ("not-run", "skipped"):
             continue
-        slot = found.setdefault(fault, {"tests": 0, "failed": []})
+        slot = found.setdefault(fault, {"tests": 0, "failed": [], "ran": []})
         slot["tests"] += 1
+        slot["ran"].append(key)
         if entry["outcome"] == "failed" and key in matrix.killers:
             slot["failed"].append(key)
     return found

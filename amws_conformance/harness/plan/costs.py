@@ -143,13 +143,40 @@ def merged(matrices: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {"faults": list(faults.values())}
 
 
-def main(output: str | None, from_report: str | None, kill_matrices: list[str]) -> int:
+def refute(table: CostTable, outcome: dict[str, Any]) -> list[str]:
+    """Take back the kills a later self-check disproved: a fault that survived a run takes its
+    credit from every test that ran under it there (a kill matrix of all faults in one session
+    can see a test fail under a fault for what an earlier fault left behind; a plan picking
+    that test would not kill it). The faults refuted, each named once."""
+    refuted = []
+    for fault in outcome["faults"]:
+        if fault["killed"] or not fault.get("ran_tests"):
+            continue
+        element = f"fault:{fault['name']}"
+        for nodeid in fault["ran_tests"]:
+            entry = table.tests.get(without_fault(nodeid, fault["name"]))
+            if entry is not None and element in entry.get("covers", ()):
+                entry["covers"] = [c for c in entry["covers"] if c != element]
+                if fault["name"] not in refuted:
+                    refuted.append(fault["name"])
+    return refuted
+
+
+def main(
+    output: str | None,
+    from_report: str | None,
+    kill_matrices: list[str],
+    refuted_by: Sequence[str] = (),
+) -> int:
     if from_report:
         document = json.loads(Path(from_report).read_text(encoding="utf-8"))
     else:
         document = measure()
     matrices = [json.loads(Path(m).read_text(encoding="utf-8")) for m in kill_matrices]
     table = table_from_report(document, merged(matrices))
+    for path in refuted_by:
+        taken = refute(table, json.loads(Path(path).read_text(encoding="utf-8")))
+        print(f"{path}: kills taken back for {len(taken)} faults: {', '.join(taken) or 'none'}")
     table.dump(Path(output) if output else COST_TABLE)
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(table.measured["outcomes"].items()))
     stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
