@@ -109,12 +109,11 @@ def pytest_collection_modifyitems(items):
     out = pytester.path / "matrix.json"
     result = _matrix_run(pytester, server, out, "-s")
     result.assert_outcomes(passed=2, failed=1, skipped=1, deselected=1)
+    first = "test_matrix.py::test_first[fault=bearer-not-stripped]"
+    paging = [f"test_matrix.py::test_paging[fault=paging-total-wrong-{n}]" for n in (1, 2)]
     assert json.loads(out.read_text(encoding="utf-8")) == {
-        "bearer-not-stripped": {
-            "tests": 1,
-            "failed": ["test_matrix.py::test_first[fault=bearer-not-stripped]"],
-        },
-        "paging-total-wrong": {"tests": 2, "failed": []},
+        "bearer-not-stripped": {"tests": 1, "failed": [first], "ran": [first]},
+        "paging-total-wrong": {"tests": 2, "failed": [], "ran": paging},
     }
     # The run's plan knows each test by its plain name, the cost table's.
     result.stdout.fnmatch_lines(
@@ -202,6 +201,8 @@ def test_a_mutant_the_global_check_names_is_killed_by_any_test_calling_its_opera
         "no:cacheprovider",
     )
     result.assert_outcomes(failed=2, deselected=1)
+    reads = f"test_matrix.py::test_reads[fault={mutant}]"
+    own = f"test_matrix.py::test_fails_for_its_own_reason[fault={mutant}]"
     assert json.loads(out.read_text(encoding="utf-8")) == {
-        mutant: {"tests": 2, "failed": [f"test_matrix.py::test_reads[fault={mutant}]"]}
+        mutant: {"tests": 2, "failed": [reads], "ran": [reads, own]}
     }
