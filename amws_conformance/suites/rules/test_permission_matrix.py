@@ -183,7 +183,9 @@ class World:
         if op_id == "updateCredential":
             return {"comments": f.tag("comment")}, None
         if op_id == "createInvite":
-            return f.invite(self.record("createUser", {})), None
+            # A host of its own, never a shared one: a refused create is judged by whether
+            # its host has an invitation, and another case's invitation must not count.
+            return f.invite(self.make("createUser", {})), None
         if op_id == "updateInvite":
             return f.invite(self.hosts[params["registrationId"]]), None
         if op_id == "changeInviteStatus":
@@ -338,12 +340,12 @@ def test_permission_matrix(
     def pictured() -> dict[str, Any]:
         return shared_pictured(amws_run, api, factories)
 
-    def make() -> tuple[World, dict[str, str], Any, Any]:
+    def make(sharing: Sharing | None = None) -> tuple[World, dict[str, str], Any, Any]:
         # The credential create under test (allowed or refused) adds at most a credential of
         # its own to the shared person with a photo, whose credentials nobody reads as a whole
         # (records made for other cases keep persons of their own).
         holder = (lambda: pictured()["person"]) if op_id == "createCredential" else None
-        world = World(api, factories, profile, person=holder)
+        world = World(api, factories, profile, person=holder, sharing=sharing)
         params = world.params(op_id)
         return world, params, *world.body(op_id, params)
 
@@ -360,10 +362,7 @@ def test_permission_matrix(
     elif expected is not None and "/files" not in op.path:
         # A refused write: the run's shared records of each kind (a staged file, which has no
         # read to compare before and after, is made per case). The body is the case's own.
-        holder = (lambda: pictured()["person"]) if op_id == "createCredential" else None
-        world = World(api, factories, profile, person=holder, sharing=amws_run.shared)
-        params = world.params(op_id)
-        json, files = world.body(op_id, params)
+        world, params, json, files = make(sharing=amws_run.shared)
     else:
         world, params, json, files = make()
     path = _concrete(op.path, params)
