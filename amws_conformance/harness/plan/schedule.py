@@ -77,12 +77,12 @@ def buckets_of(profile: Profile, pools: Mapping[str, int] | None = None) -> dict
     of ``n`` keys is one bucket ``n`` times the key's: the client sends each request with the
     fullest key, so the pool drains and refills as one. ``pools``: keys per class instead of
     the profile's (what another pool would give)."""
+    declared = declared_buckets(profile)
     found = {
-        n: Bucket(size["capacity"] * count, size["refill_per_minute"] * count)
+        n: Bucket(declared[n]["capacity"] * count, declared[n]["refill_per_minute"] * count)
         for n, count in pool_sizes(profile, pools).items()
-        for size in [profile.bucket(n)]
     }
-    failed = profile.unauthenticated_bucket()
+    failed = declared[FAILED_AUTH]
     found[FAILED_AUTH] = Bucket(failed["capacity"], failed["refill_per_minute"])
     return found
 
