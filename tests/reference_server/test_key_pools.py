@@ -54,14 +54,10 @@ def test_each_key_of_a_pool_has_its_own_documented_bucket() -> None:
             # grows with the time they took, so a slow machine never fails the test.
             refilled = (time.monotonic() - began + 1) * LIMITS.refill_per_minute / 60
             assert sent < (LIMITS.capacity + refilled) // READ_COST + 2, "never refused"
-        refused_at = time.monotonic()
         assert sent >= LIMITS.capacity // READ_COST
+        # Served at once after the first key's refusal. (No read of the first key again: at
+        # its 429 its bucket may hold just under a read's cost and refill one within ms.)
         assert _get(live, second).status_code == 200  # its bucket is still full
-        # And the second key's read gave the first nothing: it is still refused, unless the
-        # time since its 429 refilled a read's cost on its own (a very slow machine).
-        again = _get(live, first).status_code
-        refill_seconds = READ_COST / (LIMITS.refill_per_minute / 60)
-        assert again == 429 or time.monotonic() - refused_at >= refill_seconds, again
 
 
 def test_a_database_keeps_its_pool_and_grows_it(tmp_path: Path) -> None:
